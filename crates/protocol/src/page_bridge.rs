@@ -50,3 +50,15 @@ pub const MAIN_WORLD_FILES: &[&str] = &[
     "src/content/bridge-protocol.js",
     "src/content/main.js",
 ];
+
+/// Longest `requestId`, `runId` or `targetRequestId` the page accepts.
+pub const MAX_REQUEST_ID_CHARS: u32 = 200;
+
+/// The exact fields of a `PAGE_GET_PROBE` answer, each a boolean.
+pub const PROBE_FIELDS: &[&str] = &[
+    "editor",
+    "selection",
+    "typstCanvas",
+    "previewImage",
+    "improvePanel",
+];
