@@ -55,10 +55,4 @@ pub const MAIN_WORLD_FILES: &[&str] = &[
 pub const MAX_REQUEST_ID_CHARS: u32 = 200;
 
 /// The exact fields of a `PAGE_GET_PROBE` answer, each a boolean.
-pub const PROBE_FIELDS: &[&str] = &[
-    "editor",
-    "selection",
-    "typstCanvas",
-    "previewImage",
-    "improvePanel",
-];
+pub const PROBE_FIELDS: &[&str] = &["editor", "selection", "typstCanvas", "previewImage", "improvePanel"];

@@ -1,0 +1,188 @@
+//! Named values shared by the panel and the worker: the Typst URL prefix,
+//! approval modes, send shortcuts, storage keys and schema versions.
+//!
+//! Normalisation fails closed: anything but an exact known value becomes the
+//! safe default, as in the original.
+
+use serde::{Deserialize, Serialize};
+
+/// Every typst.app page starts with this.
+pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+
+/// Whether editor writes wait for a reviewed diff or apply at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EditorApprovalMode {
+    #[default]
+    Ask,
+    Auto,
+}
+
+impl EditorApprovalMode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EditorApprovalMode::Ask => "ask",
+            EditorApprovalMode::Auto => "auto",
+        }
+    }
+
+    /// Only the exact string `auto` selects automatic apply; anything else,
+    /// including legacy values, keeps the reviewed workflow.
+    pub fn normalize(value: Option<&serde_json::Value>) -> EditorApprovalMode {
+        match value.and_then(serde_json::Value::as_str) {
+            Some("auto") => EditorApprovalMode::Auto,
+            _ => EditorApprovalMode::Ask,
+        }
+    }
+}
+
+/// Which key chord sends a composed message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum SendMessageShortcut {
+    #[default]
+    #[serde(rename = "enter")]
+    Enter,
+    #[serde(rename = "shift-enter")]
+    ShiftEnter,
+    #[serde(rename = "ctrl-enter")]
+    CtrlEnter,
+}
+
+impl SendMessageShortcut {
+    pub const ALL: [SendMessageShortcut; 3] = [
+        SendMessageShortcut::Enter,
+        SendMessageShortcut::ShiftEnter,
+        SendMessageShortcut::CtrlEnter,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SendMessageShortcut::Enter => "enter",
+            SendMessageShortcut::ShiftEnter => "shift-enter",
+            SendMessageShortcut::CtrlEnter => "ctrl-enter",
+        }
+    }
+
+    /// Unknown values keep plain Enter, the original behaviour.
+    pub fn normalize(value: Option<&serde_json::Value>) -> SendMessageShortcut {
+        match value.and_then(serde_json::Value::as_str) {
+            Some("shift-enter") => SendMessageShortcut::ShiftEnter,
+            Some("ctrl-enter") => SendMessageShortcut::CtrlEnter,
+            _ => SendMessageShortcut::Enter,
+        }
+    }
+}
+
+/// True when a reasoning-effort setting means "provider default", so the
+/// request omits `reasoning_effort` (empty or `default` after trimming,
+/// case-insensitively; a missing value counts as empty).
+pub fn is_reasoning_effort_default(value: Option<&serde_json::Value>) -> bool {
+    let text = match value {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(other) => crate::js::js_string(other),
+    };
+    let text = crate::js::js_trim(&text).to_lowercase();
+    text.is_empty() || text == "default"
+}
+
+/// Keys of `chrome.storage.local`. Body keys are a prefix followed by an id.
+pub mod storage_keys {
+    pub const SETTINGS: &str = "typstAgent.settings";
+    /// Version-1 session aggregate, kept only until the v2 migration finishes.
+    pub const SESSIONS: &str = "typstAgent.sessions";
+    pub const SESSION_INDEX: &str = "typstAgent.sessionIndex.v2";
+    pub const SESSION_BODY_PREFIX: &str = "typstAgent.sessionBody.v2.";
+    pub const SESSION_MIGRATION: &str = "typstAgent.sessionMigration.v2";
+    pub const EDIT_CHECKPOINT_INDEX: &str = "typstAgent.editCheckpointIndex.v1";
+    pub const EDIT_CHECKPOINT_BODY_PREFIX: &str = "typstAgent.editCheckpointBody.v1.";
+    pub const DOCUMENT_SNAPSHOT_INDEX: &str = "typstAgent.documentSnapshotIndex.v1";
+    pub const DOCUMENT_SNAPSHOT_BODY_PREFIX: &str = "typstAgent.documentSnapshotBody.v1.";
+    pub const CUSTOM_TOOLS: &str = "typstAgent.customTools";
+    pub const MCP_SERVERS: &str = "typstAgent.mcpServers";
+    pub const THEME: &str = "typstAgent.theme";
+
+    /// Every fixed key (prefixes excluded), in the original's order.
+    pub const ALL: &[&str] = &[
+        SETTINGS,
+        SESSIONS,
+        SESSION_INDEX,
+        SESSION_MIGRATION,
+        EDIT_CHECKPOINT_INDEX,
+        DOCUMENT_SNAPSHOT_INDEX,
+        CUSTOM_TOOLS,
+        MCP_SERVERS,
+        THEME,
+    ];
+}
+
+/// `version` fields of the stored and exported documents.
+pub mod schema_versions {
+    /// Session index, bodies and migration marker.
+    pub const SESSION_REPOSITORY: u32 = 2;
+    /// Edit-checkpoint index and bodies.
+    pub const EDIT_CHECKPOINT_JOURNAL: u32 = 1;
+    /// Document-snapshot index and bodies.
+    pub const DOCUMENT_SNAPSHOT_JOURNAL: u32 = 1;
+    /// Session export documents.
+    pub const SESSION_EXPORT: u32 = 2;
+    /// `format` of session export documents.
+    pub const SESSION_EXPORT_FORMAT: &str = "typst-side-agent-sessions";
+}
+
+/// Theme names; storage falls back to dark.
+pub mod themes {
+    pub const DARK: &str = "dark";
+    pub const LIGHT: &str = "light";
+    pub const DEFAULT: &str = DARK;
+}
+
+/// The built-in tools that edit the editor buffer (and create checkpoints).
+pub const EDITOR_WRITE_TOOLS: [&str; 5] = [
+    "replace_lines",
+    "search_replace",
+    "patch_document",
+    "insert_at_cursor",
+    "replace_selection",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn modes_and_shortcuts_fail_closed() {
+        assert_eq!(
+            EditorApprovalMode::normalize(Some(&json!("auto"))),
+            EditorApprovalMode::Auto
+        );
+        for value in [json!("AUTO"), json!(" auto"), json!(true), json!(null)] {
+            assert_eq!(EditorApprovalMode::normalize(Some(&value)), EditorApprovalMode::Ask);
+        }
+        assert_eq!(EditorApprovalMode::normalize(None), EditorApprovalMode::Ask);
+        assert_eq!(
+            SendMessageShortcut::normalize(Some(&json!("ctrl-enter"))),
+            SendMessageShortcut::CtrlEnter
+        );
+        assert_eq!(
+            SendMessageShortcut::normalize(Some(&json!("shift-enter"))),
+            SendMessageShortcut::ShiftEnter
+        );
+        assert_eq!(
+            SendMessageShortcut::normalize(Some(&json!("alt-enter"))),
+            SendMessageShortcut::Enter
+        );
+        assert_eq!(
+            serde_json::to_value(SendMessageShortcut::ShiftEnter).ok(),
+            Some(json!("shift-enter"))
+        );
+    }
+
+    #[test]
+    fn reasoning_effort_default_detection() {
+        assert!(is_reasoning_effort_default(None));
+        assert!(is_reasoning_effort_default(Some(&json!(" Default "))));
+        assert!(is_reasoning_effort_default(Some(&json!(""))));
+        assert!(!is_reasoning_effort_default(Some(&json!("high"))));
+    }
+}

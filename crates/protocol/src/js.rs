@@ -1,0 +1,352 @@
+//! JavaScript value semantics the wire format inherits from the original.
+//!
+//! The original extension measured strings in UTF-16 code units, treated `1.0`
+//! as an integer, trimmed with ECMAScript's whitespace set and printed numbers
+//! with `Number.prototype.toString`. Every module that must reproduce one of
+//! those facts exactly goes through the helpers here, so the rules live in one
+//! place.
+
+use serde_json::{Map, Value};
+
+/// Largest integer a JavaScript number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Length in UTF-16 code units (JavaScript's `string.length`).
+pub fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// Number of Unicode code points (`[...string].length`).
+pub fn code_point_len(text: &str) -> usize {
+    text.chars().count()
+}
+
+/// The longest prefix of `text` that is at most `max_units` UTF-16 code units
+/// long. A surrogate pair is never split (JavaScript's `slice` would leave a
+/// lone surrogate, which a Rust string cannot hold), so the result can be one
+/// unit shorter than JavaScript's.
+pub fn truncate_utf16(text: &str, max_units: usize) -> &str {
+    let mut units = 0;
+    for (index, ch) in text.char_indices() {
+        units += ch.len_utf16();
+        if units > max_units {
+            return &text[..index];
+        }
+    }
+    text
+}
+
+/// Byte index in `text` of the UTF-16 offset `offset`, or `None` when the
+/// offset is past the end or falls inside a surrogate pair.
+pub fn utf16_offset_to_byte(text: &str, offset: usize) -> Option<usize> {
+    let mut units = 0;
+    for (index, ch) in text.char_indices() {
+        if units == offset {
+            return Some(index);
+        }
+        if units > offset {
+            return None;
+        }
+        units += ch.len_utf16();
+    }
+    (units == offset).then_some(text.len())
+}
+
+/// ECMAScript `WhiteSpace` or `LineTerminator` (what `trim()` and `\s` remove).
+pub fn is_js_whitespace(ch: char) -> bool {
+    matches!(
+        ch,
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+/// JavaScript's `String.prototype.trim`.
+pub fn js_trim(text: &str) -> &str {
+    text.trim_matches(is_js_whitespace)
+}
+
+/// A string with at least one non-whitespace character.
+pub fn is_non_blank(text: &str) -> bool {
+    !js_trim(text).is_empty()
+}
+
+/// `value.trim().replace(/\s+/g, ' ')`.
+pub fn collapse_whitespace(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for ch in js_trim(text).chars() {
+        if is_js_whitespace(ch) {
+            pending_space = true;
+        } else {
+            if pending_space {
+                out.push(' ');
+                pending_space = false;
+            }
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The number as JavaScript sees it (every JSON number is a double there).
+pub fn as_number(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(number) => number.as_f64(),
+        _ => None,
+    }
+}
+
+/// `Number.isInteger(value)`: a finite number without a fractional part, so
+/// JSON `1.0` counts.
+pub fn is_integer(value: &Value) -> bool {
+    as_number(value).is_some_and(|n| n.is_finite() && n.trunc() == n)
+}
+
+/// A non-negative integer that a JavaScript number holds exactly; the typed
+/// messages store these as `u64`, so larger ones are refused rather than
+/// rounded.
+pub fn as_safe_uint(value: &Value) -> Option<u64> {
+    let n = as_number(value)?;
+    if n.is_finite() && n.trunc() == n && (0.0..=MAX_SAFE_INTEGER).contains(&n) {
+        // The range check above makes the conversion exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(n as u64)
+    } else {
+        None
+    }
+}
+
+/// JavaScript truthiness of a JSON value (`undefined` is `None`).
+pub fn is_truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(_)) => value.and_then(as_number).is_some_and(|n| n != 0.0 && !n.is_nan()),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Array(_) | Value::Object(_)) => true,
+    }
+}
+
+/// `a || b` over optional JSON values.
+pub fn or_else<'a>(value: Option<&'a Value>, fallback: &'a Value) -> &'a Value {
+    match value {
+        Some(v) if is_truthy(Some(v)) => v,
+        _ => fallback,
+    }
+}
+
+/// `value != null` (neither `undefined` nor `null`).
+pub fn is_present(value: Option<&Value>) -> bool {
+    !matches!(value, None | Some(Value::Null))
+}
+
+/// JavaScript's `String(value)` for a JSON value.
+pub fn js_string(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(_) => as_number(value).map(number_to_string).unwrap_or_default(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|item| match item {
+                Value::Null => String::new(),
+                other => js_string(other),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".to_owned(),
+    }
+}
+
+/// `Number.prototype.toString()` (radix 10) for a finite or non-finite double.
+pub fn number_to_string(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".to_owned();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.to_owned();
+    }
+    if n == 0.0 {
+        return "0".to_owned();
+    }
+    let sign = if n < 0.0 { "-" } else { "" };
+    // Rust's `{:e}` prints the shortest digits that round-trip, as JavaScript
+    // does; only the layout differs.
+    let formatted = format!("{:e}", n.abs());
+    let (mantissa, exponent) = formatted.split_once('e').unwrap_or((formatted.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+    let point = exponent + 1; // position of the decimal point after the first digit
+    let body = if k <= point && point <= 21 {
+        let zeros = usize::try_from(point - k).unwrap_or(0);
+        format!("{digits}{}", "0".repeat(zeros))
+    } else if 0 < point && point <= 21 {
+        let split = usize::try_from(point).unwrap_or(0);
+        format!("{}.{}", &digits[..split], &digits[split..])
+    } else if -6 < point && point <= 0 {
+        let zeros = usize::try_from(-point).unwrap_or(0);
+        format!("0.{}{digits}", "0".repeat(zeros))
+    } else {
+        let exp = point - 1;
+        let exp_sign = if exp < 0 { '-' } else { '+' };
+        let (first, rest) = digits.split_at(1);
+        if rest.is_empty() {
+            format!("{first}e{exp_sign}{}", exp.abs())
+        } else {
+            format!("{first}.{rest}e{exp_sign}{}", exp.abs())
+        }
+    };
+    format!("{sign}{body}")
+}
+
+/// `JSON.stringify(value)` for a JSON value, including JavaScript's number
+/// layout (`1.0` prints as `1`). Object keys keep the map's order.
+pub fn json_stringify(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(value, &mut out, false);
+    out
+}
+
+/// Canonical JSON: like [`json_stringify`] but object keys sorted by UTF-16
+/// code units (JavaScript's default `sort()`).
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(value, &mut out, true);
+    out
+}
+
+fn write_json(value: &Value, out: &mut String, sorted: bool) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(_) => {
+            let n = as_number(value).unwrap_or(f64::NAN);
+            if n.is_finite() {
+                out.push_str(&number_to_string(n));
+            } else {
+                out.push_str("null");
+            }
+        }
+        Value::String(s) => write_json_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_json(item, out, sorted);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            let mut keys: Vec<&String> = map.keys().collect();
+            if sorted {
+                keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            }
+            for (index, key) in keys.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_json_string(key, out);
+                out.push(':');
+                if let Some(child) = map.get(key) {
+                    write_json(child, out, sorted);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn write_json_string(text: &str, out: &mut String) {
+    out.push('"');
+    for ch in text.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Deep equality with JavaScript's `Object.is` for leaves: numbers compare as
+/// doubles (so `1` equals `1.0`) but `0` and `-0` differ; objects compare by
+/// key set regardless of order.
+pub fn deep_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(_), Value::Number(_)) => {
+            let (x, y) = (as_number(a), as_number(b));
+            match (x, y) {
+                (Some(x), Some(y)) => x == y && (x != 0.0 || x.is_sign_negative() == y.is_sign_negative()),
+                _ => false,
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(l, r)| deep_equal(l, r)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(key, l)| y.get(key).is_some_and(|r| deep_equal(l, r)))
+        }
+        _ => a == b,
+    }
+}
+
+/// The value as an object, if it is one (`isRecord`).
+pub fn as_record(value: &Value) -> Option<&Map<String, Value>> {
+    value.as_object()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_like_javascript() {
+        for (n, s) in [
+            (1.0, "1"),
+            (-1.5, "-1.5"),
+            (0.1, "0.1"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e-7, "1e-7"),
+            (0.000001, "0.000001"),
+            (1.5e-10, "1.5e-10"),
+            (2.5e25, "2.5e+25"),
+            (-0.0, "0"),
+        ] {
+            assert_eq!(number_to_string(n), s, "{n}");
+        }
+    }
+
+    #[test]
+    fn utf16_helpers() {
+        assert_eq!(utf16_len("a😀"), 3);
+        assert_eq!(truncate_utf16("a😀b", 2), "a");
+        assert_eq!(truncate_utf16("a😀b", 3), "a😀");
+        assert_eq!(utf16_offset_to_byte("a😀b", 2), None);
+        assert_eq!(utf16_offset_to_byte("a😀b", 3), Some(5));
+        assert_eq!(utf16_offset_to_byte("a😀b", 4), Some(6));
+        assert_eq!(utf16_offset_to_byte("a😀b", 5), None);
+    }
+
+    #[test]
+    fn integer_and_equality_follow_javascript() {
+        assert!(is_integer(&json!(1.0)));
+        assert!(!is_integer(&json!(1.5)));
+        assert!(deep_equal(&json!({"a": 1, "b": [2.0]}), &json!({"b": [2], "a": 1.0})));
+        assert!(!deep_equal(&json!(0), &json!(-0.0)));
+        assert_eq!(canonical_json(&json!({"b": 1.0, "a": "x\n"})), r#"{"a":"x\n","b":1}"#);
+        assert_eq!(collapse_whitespace("  a \u{a0}\t b  "), "a b");
+    }
+}
