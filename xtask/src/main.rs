@@ -1,1 +1,57 @@
-fn main() {}
+//! `cargo xtask`: every piece of automation of Typst Side Agent.
+//!
+//! Architecture invariant: xtask is the only place that knows how the
+//! extension is assembled — which files ship (the allowlist in [`layout`]),
+//! how the wasm is produced, how the ZIP is written, and what `verify` runs.
+//! It needs only the machine's Rust, Node and apt; everything else it installs.
+
+mod build;
+mod codegen;
+mod layout;
+mod package;
+mod process;
+mod verify;
+
+use anyhow::{Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  build              build the wasm and lay out the unpacked extension in target/extension/
+  package [--check]  build, then write target/typst-side-agent.zip (--check: rebuild and
+                     compare the bytes with the existing ZIP)
+  codegen [--check]  write extension/src/content/protocol-constants.js from the protocol crate
+                     (--check: fail if the committed file differs)
+  verify             every check and test: fmt, clippy (native and wasm32), native tests,
+                     codegen drift, build, package checks, browser tests
+";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(error) = run(&args) {
+        eprintln!("xtask: error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let rest: Vec<&str> = args.iter().skip(1).map(String::as_str).collect();
+    let check = match rest.as_slice() {
+        [] => false,
+        ["--check"] => true,
+        _ if args.first().map(String::as_str) == Some("fuzz") => false,
+        other => bail!("unexpected arguments {other:?}\n\n{USAGE}"),
+    };
+    match args.first().map(String::as_str) {
+        Some("build") if !check => build::build(),
+        Some("package") => package::package(check),
+        Some("codegen") => codegen::codegen(check),
+        Some("verify") if !check => verify::verify(),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command `{other}`\n\n{USAGE}"),
+    }
+}

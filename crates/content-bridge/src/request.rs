@@ -1,0 +1,155 @@
+//! Page request envelopes and the checks on the page's answers.
+
+use protocol::MessageType;
+use serde_json::{Map, Value, json};
+
+/// Why a page request produced no usable answer. `code` is the page's own
+/// code when it reported one (`PAGE_REQUEST_TIMEOUT`, `PAGE_UNLOADED`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageError {
+    pub code: String,
+    pub message: String,
+}
+
+impl PageError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        PageError {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for PageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+/// The envelope for one page request. Only page request types are accepted.
+pub fn page_request(
+    message_type: MessageType,
+    request_id: &str,
+    run_id: Option<&str>,
+    payload: Map<String, Value>,
+) -> Result<Value, PageError> {
+    if !message_type.is_page_request() {
+        return Err(PageError::new(
+            "NOT_A_PAGE_REQUEST",
+            format!("{} is not sent to pages.", message_type.as_str()),
+        ));
+    }
+    let mut envelope = json!({ "type": message_type.as_str(), "requestId": request_id, "payload": payload });
+    if let (Some(run_id), Some(object)) = (run_id, envelope.as_object_mut()) {
+        object.insert("runId".to_owned(), Value::from(run_id));
+    }
+    Ok(envelope)
+}
+
+/// The `data` of the page's answer to `request_id`. The page is untrusted:
+/// an answer to another request, a malformed envelope or a missing answer is
+/// an `INVALID_PAGE_RESPONSE`, and an error answer keeps the page's code.
+pub fn unwrap_page_response(request_id: &str, answer: Option<&Value>) -> Result<Value, PageError> {
+    let invalid = |why: &str| PageError::new("INVALID_PAGE_RESPONSE", why);
+    let answer = answer.ok_or_else(|| invalid("The page did not answer."))?;
+    if answer.get("type").and_then(Value::as_str) != Some(MessageType::Response.as_str()) {
+        return Err(invalid("The page's answer is not a response envelope."));
+    }
+    if answer.get("requestId").and_then(Value::as_str) != Some(request_id) {
+        return Err(invalid("The page answered another request."));
+    }
+    let payload = answer
+        .get("payload")
+        .and_then(Value::as_object)
+        .ok_or_else(|| invalid("The answer has no payload."))?;
+    match (
+        payload.get("ok").and_then(Value::as_bool),
+        payload.get("data"),
+        payload.get("error"),
+    ) {
+        (Some(true), Some(data), None) => Ok(data.clone()),
+        (Some(false), None, Some(error)) => {
+            let code = error
+                .get("code")
+                .and_then(Value::as_str)
+                .filter(|c| !c.trim().is_empty());
+            let message = error.get("message").and_then(Value::as_str);
+            match (code, message) {
+                (Some(code), Some(message)) => Err(PageError::new(code, truncate(message, 2_000))),
+                _ => Err(invalid("The page's error has no code or message.")),
+            }
+        }
+        _ => Err(invalid("The answer is neither a success with data nor an error.")),
+    }
+}
+
+/// At most `max` UTF-16 code units of `text`, cut on a character boundary.
+fn truncate(text: &str, max: usize) -> String {
+    let mut units = 0;
+    text.chars()
+        .take_while(|c| {
+            units += c.len_utf16();
+            units <= max
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_page_requests_only() {
+        let probe = page_request(MessageType::PageGetProbe, "p-1", None, Map::new());
+        assert_eq!(
+            probe,
+            Ok(json!({"type": "PAGE_GET_PROBE", "requestId": "p-1", "payload": {}}))
+        );
+        let cancel = page_request(MessageType::PageCancelRequest, "p-2", Some("run-1"), Map::new());
+        assert_eq!(cancel.map(|e| e["runId"].clone()), Ok(json!("run-1")));
+        let wrong = page_request(MessageType::LoadTheme, "p-3", None, Map::new());
+        assert_eq!(wrong.map_err(|e| e.code), Err("NOT_A_PAGE_REQUEST".to_owned()));
+    }
+
+    #[test]
+    fn accepts_matching_answers_and_keeps_page_error_codes() {
+        let ok = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "nonce": "n", "payload": {"ok": true, "data": {"x": 1}}});
+        assert_eq!(unwrap_page_response("r", Some(&ok)), Ok(json!({"x": 1})));
+        let timeout = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": "PAGE_REQUEST_TIMEOUT", "message": "late"}}});
+        assert_eq!(
+            unwrap_page_response("r", Some(&timeout)),
+            Err(PageError::new("PAGE_REQUEST_TIMEOUT", "late"))
+        );
+    }
+
+    #[test]
+    fn refuses_everything_else_as_invalid() {
+        let cases = [
+            None,
+            Some(json!(null)),
+            Some(json!({"type": "PAGE_GET_PROBE", "requestId": "r", "payload": {"ok": true, "data": 1}})),
+            Some(json!({"type": "PROTOCOL_RESPONSE", "requestId": "other", "payload": {"ok": true, "data": 1}})),
+            Some(json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": true}})),
+            Some(
+                json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": true, "data": 1, "error": {}}}),
+            ),
+            Some(
+                json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": " ", "message": "m"}}}),
+            ),
+        ];
+        for answer in cases {
+            let result = unwrap_page_response("r", answer.as_ref()).map_err(|e| e.code);
+            assert_eq!(result, Err("INVALID_PAGE_RESPONSE".to_owned()), "{answer:?}");
+        }
+    }
+
+    #[test]
+    fn long_page_messages_are_cut_in_utf16_units() {
+        let message = "𝔸".repeat(1_500);
+        let answer = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": "X", "message": message}}});
+        let error = unwrap_page_response("r", Some(&answer))
+            .err()
+            .map(|e| e.message.encode_utf16().count());
+        assert_eq!(error, Some(2_000));
+    }
+}

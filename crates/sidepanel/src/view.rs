@@ -1,0 +1,111 @@
+//! What the panel shows for the state it is in.
+
+/// The panel's knowledge of its window's active tab.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ActiveTab {
+    pub id: Option<i64>,
+    pub url: String,
+}
+
+pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+
+pub const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
+pub const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
+
+impl ActiveTab {
+    pub fn on_typst(&self) -> bool {
+        self.url.starts_with(TYPST_APP_PREFIX)
+    }
+
+    /// The project id in `https://typst.app/project/<id>`, as the URL has it.
+    pub fn project_id(&self) -> Option<&str> {
+        if !self.on_typst() {
+            return None;
+        }
+        let rest = self.url.split_once("typst.app/project/")?.1;
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        Some(&rest[..end]).filter(|id| !id.is_empty())
+    }
+}
+
+/// The status line under the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The banner shows off typst.app; on typst.app without a project the status
+/// line asks for one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabGate {
+    pub banner_visible: bool,
+    pub status: Option<Status>,
+    pub project_id: Option<String>,
+}
+
+pub fn tab_gate(tab: &ActiveTab) -> TabGate {
+    let project_id = tab.project_id().map(str::to_owned);
+    let status = (tab.on_typst() && project_id.is_none()).then(|| Status {
+        text: NO_PROJECT_TEXT.to_owned(),
+        is_error: true,
+    });
+    TabGate {
+        banner_visible: !tab.on_typst(),
+        status,
+        project_id,
+    }
+}
+
+/// Only `'light'` switches the theme; everything else is the dark default.
+pub fn theme_name(answer: Option<&str>) -> &'static str {
+    match answer {
+        Some("light") => "light",
+        _ => "dark",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tab(url: &str) -> ActiveTab {
+        ActiveTab {
+            id: Some(3),
+            url: url.to_owned(),
+        }
+    }
+
+    #[test]
+    fn project_ids_come_from_project_urls_only() {
+        assert_eq!(tab("https://typst.app/project/abc123").project_id(), Some("abc123"));
+        assert_eq!(tab("https://typst.app/project/abc?x=1#y").project_id(), Some("abc"));
+        assert_eq!(tab("https://typst.app/project/a%20b/file").project_id(), Some("a%20b"));
+        assert_eq!(tab("https://typst.app/project/").project_id(), None);
+        assert_eq!(tab("https://typst.app/").project_id(), None);
+        assert_eq!(tab("https://evil.test/typst.app/project/x").project_id(), None);
+    }
+
+    #[test]
+    fn the_gate_follows_the_active_tab() {
+        let off = tab_gate(&tab("https://example.com/"));
+        assert!(off.banner_visible);
+        assert_eq!(off.status, None);
+        let home = tab_gate(&tab("https://typst.app/"));
+        assert!(!home.banner_visible);
+        assert_eq!(home.status.map(|s| s.is_error), Some(true));
+        let project = tab_gate(&tab("https://typst.app/project/p1"));
+        assert_eq!(
+            (project.banner_visible, project.status, project.project_id.as_deref()),
+            (false, None, Some("p1"))
+        );
+        assert!(tab_gate(&ActiveTab::default()).banner_visible);
+    }
+
+    #[test]
+    fn only_light_is_light() {
+        assert_eq!(theme_name(Some("light")), "light");
+        assert_eq!(theme_name(Some("Light")), "dark");
+        assert_eq!(theme_name(None), "dark");
+    }
+}

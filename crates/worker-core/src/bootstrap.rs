@@ -1,0 +1,216 @@
+//! What every fresh worker instance does first.
+//!
+//! Unpacked reloads and browser updates can leave a stale or missing dynamic
+//! registration behind, and `onInstalled` does not reliably run again, so each
+//! worker start repairs the state: (1) the main-world registration, (2) the
+//! storage access level, (3) the scripts in typst.app tabs that were already
+//! open, (4) the side panel for every tab, then tells open panels.
+
+use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tabs, World};
+use crate::tabs;
+use protocol::page_bridge::{
+    ISOLATED_WORLD_FILES, LEGACY_MAIN_CONTENT_SCRIPT_IDS, MAIN_CONTENT_SCRIPT_ID, MAIN_WORLD_FILES, TYPST_MATCHES,
+};
+
+/// What [`ensure_main_world_registration`] had to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistrationAction {
+    Registered,
+    Unchanged,
+    RemovedLegacy,
+    Updated,
+}
+
+pub fn desired_main_registration() -> Registration {
+    Registration {
+        id: MAIN_CONTENT_SCRIPT_ID.to_owned(),
+        matches: TYPST_MATCHES.iter().map(|m| (*m).to_owned()).collect(),
+        js: MAIN_WORLD_FILES.iter().map(|f| (*f).to_owned()).collect(),
+        run_at: "document_start".to_owned(),
+        world: World::Main,
+        persist_across_sessions: true,
+    }
+}
+
+fn same_registration(actual: &Registration, desired: &Registration) -> bool {
+    actual.matches == desired.matches
+        && actual.js == desired.js
+        && actual.run_at == desired.run_at
+        && actual.world == desired.world
+        && actual.persist_across_sessions
+}
+
+/// Removes legacy registrations and registers or updates the current one.
+pub async fn ensure_main_world_registration(scripting: &impl Scripting) -> Result<RegistrationAction, PlatformError> {
+    let mut ids = vec![MAIN_CONTENT_SCRIPT_ID];
+    ids.extend_from_slice(LEGACY_MAIN_CONTENT_SCRIPT_IDS);
+    let registered = scripting.registered(&ids).await?;
+    let legacy: Vec<String> = registered
+        .iter()
+        .filter(|r| LEGACY_MAIN_CONTENT_SCRIPT_IDS.contains(&r.id.as_str()))
+        .map(|r| r.id.clone())
+        .collect();
+    if !legacy.is_empty() {
+        scripting.unregister(&legacy).await?;
+    }
+    let desired = desired_main_registration();
+    match registered.iter().find(|r| r.id == MAIN_CONTENT_SCRIPT_ID) {
+        None => {
+            scripting.register(&desired).await?;
+            Ok(RegistrationAction::Registered)
+        }
+        Some(current) if same_registration(current, &desired) => Ok(if legacy.is_empty() {
+            RegistrationAction::Unchanged
+        } else {
+            RegistrationAction::RemovedLegacy
+        }),
+        Some(_) => {
+            scripting.update(&desired).await?;
+            Ok(RegistrationAction::Updated)
+        }
+    }
+}
+
+/// Runs the content scripts in every open typst.app tab, isolated world
+/// first. The scripts are idempotent; a tab that refuses is skipped.
+pub async fn inject_into_open_typst_tabs(
+    tabs: &impl Tabs,
+    scripting: &impl Scripting,
+) -> Result<Vec<(i64, Result<(), PlatformError>)>, PlatformError> {
+    let mut results = Vec::new();
+    for tab in tabs.all().await? {
+        let Some(id) = tab.id.filter(|_| tabs::is_typst_app_url(&tab.url)) else {
+            continue;
+        };
+        let result = match scripting.execute_files(id, ISOLATED_WORLD_FILES, World::Isolated).await {
+            Ok(()) => scripting.execute_files(id, MAIN_WORLD_FILES, World::Main).await,
+            Err(error) => Err(error),
+        };
+        results.push((id, result));
+    }
+    Ok(results)
+}
+
+/// The whole start-up sequence. Each step's failure is reported but does not
+/// stop the later steps: a worker that cannot inject into one tab still
+/// serves the panel.
+pub async fn run(
+    storage: &impl Storage,
+    tabs: &impl Tabs,
+    scripting: &impl Scripting,
+    messenger: &impl Messenger,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Err(error) = ensure_main_world_registration(scripting).await {
+        problems.push(format!("main-world registration: {error}"));
+    }
+    if let Err(error) = storage.restrict_to_trusted_contexts().await {
+        problems.push(format!("storage access level: {error}"));
+    }
+    match inject_into_open_typst_tabs(tabs, scripting).await {
+        Ok(results) => problems.extend(
+            results
+                .into_iter()
+                .filter_map(|(id, result)| result.err().map(|error| format!("injection into tab {id}: {error}"))),
+        ),
+        Err(error) => problems.push(format!("listing tabs for injection: {error}")),
+    }
+    if let Err(error) = tabs::refresh_all(tabs, messenger).await {
+        problems.push(format!("side panel sync: {error}"));
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::{FakeBrowser, block_on};
+
+    #[test]
+    fn registers_when_missing_and_is_unchanged_after() {
+        let browser = FakeBrowser::default();
+        assert_eq!(
+            block_on(ensure_main_world_registration(&browser)),
+            Ok(RegistrationAction::Registered)
+        );
+        assert_eq!(browser.registrations(), vec![desired_main_registration()]);
+        assert_eq!(
+            block_on(ensure_main_world_registration(&browser)),
+            Ok(RegistrationAction::Unchanged)
+        );
+    }
+
+    #[test]
+    fn removes_legacy_ids_and_updates_stale_files() {
+        let browser = FakeBrowser::default();
+        let mut stale = desired_main_registration();
+        stale.js = vec!["src/content/old.js".into()];
+        browser.add_registration(stale);
+        let mut legacy = desired_main_registration();
+        legacy.id = "typst-agent-main".into();
+        browser.add_registration(legacy);
+        assert_eq!(
+            block_on(ensure_main_world_registration(&browser)),
+            Ok(RegistrationAction::Updated)
+        );
+        assert_eq!(browser.registrations(), vec![desired_main_registration()]);
+
+        let mut legacy = desired_main_registration();
+        legacy.id = "typst-agent-main".into();
+        browser.add_registration(legacy);
+        assert_eq!(
+            block_on(ensure_main_world_registration(&browser)),
+            Ok(RegistrationAction::RemovedLegacy)
+        );
+    }
+
+    #[test]
+    fn a_non_persistent_registration_is_replaced() {
+        let browser = FakeBrowser::default();
+        let mut transient = desired_main_registration();
+        transient.persist_across_sessions = false;
+        browser.add_registration(transient);
+        assert_eq!(
+            block_on(ensure_main_world_registration(&browser)),
+            Ok(RegistrationAction::Updated)
+        );
+    }
+
+    #[test]
+    fn injects_isolated_then_main_into_typst_tabs_only() {
+        let browser = FakeBrowser::with_tabs(&[
+            (1, "https://typst.app/project/a"),
+            (2, "https://example.com/"),
+            (3, "https://typst.app/"),
+        ]);
+        browser.refuse_injection(3);
+        let results = block_on(inject_into_open_typst_tabs(&browser, &browser)).expect("tabs listed");
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0], (1, Ok(())));
+        assert!(results[1].1.is_err());
+        let injected = browser.injections();
+        assert_eq!(
+            injected,
+            vec![
+                (1, ISOLATED_WORLD_FILES.len(), World::Isolated),
+                (1, MAIN_WORLD_FILES.len(), World::Main)
+            ]
+        );
+    }
+
+    #[test]
+    fn bootstrap_runs_every_step_even_after_a_failure() {
+        let browser = FakeBrowser::with_tabs(&[(1, "https://typst.app/project/a")]);
+        browser.activate(1);
+        browser.fail_registration("registration refused");
+        let problems = block_on(run(&browser.storage, &browser, &browser, &browser));
+        assert_eq!(
+            problems,
+            vec!["main-world registration: registration refused".to_owned()]
+        );
+        assert!(browser.storage.is_restricted());
+        assert_eq!(browser.injections().len(), 2);
+        assert_eq!(browser.panel_state(1), Some(true));
+        assert_eq!(browser.broadcasts().len(), 1);
+    }
+}

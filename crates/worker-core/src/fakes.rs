@@ -1,0 +1,229 @@
+//! In-memory stand-ins for the browser, for native tests.
+
+use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tab, Tabs, World};
+use serde_json::Value;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashSet};
+
+pub use futures::executor::block_on;
+
+#[derive(Default)]
+pub struct MemoryStorage {
+    values: RefCell<BTreeMap<String, Value>>,
+    write_failure: RefCell<Option<String>>,
+    restricted: Cell<bool>,
+}
+
+impl MemoryStorage {
+    pub fn value(&self, key: &str) -> Option<Value> {
+        self.values.borrow().get(key).cloned()
+    }
+    pub fn put(&self, key: &str, value: Value) {
+        self.values.borrow_mut().insert(key.to_owned(), value);
+    }
+    pub fn fail_writes(&self, message: &str) {
+        *self.write_failure.borrow_mut() = Some(message.to_owned());
+    }
+    pub fn is_restricted(&self) -> bool {
+        self.restricted.get()
+    }
+}
+
+impl Storage for MemoryStorage {
+    async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError> {
+        Ok(self.value(key))
+    }
+    async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
+        if let Some(message) = self.write_failure.borrow().clone() {
+            return Err(PlatformError(message));
+        }
+        self.put(key, value);
+        Ok(())
+    }
+    async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
+        self.restricted.set(true);
+        Ok(true)
+    }
+}
+
+impl<T: Storage> Storage for &T {
+    async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError> {
+        (**self).get(key).await
+    }
+    async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
+        (**self).set(key, value).await
+    }
+    async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
+        (**self).restrict_to_trusted_contexts().await
+    }
+}
+
+/// Tabs, side panel, scripting and broadcasts of one fake browser.
+#[derive(Default)]
+pub struct FakeBrowser {
+    pub storage: MemoryStorage,
+    tabs: RefCell<Vec<Tab>>,
+    active: Cell<Option<i64>>,
+    panel: RefCell<BTreeMap<i64, bool>>,
+    sent: RefCell<Vec<Value>>,
+    next_id: Cell<u64>,
+    registrations: RefCell<Vec<Registration>>,
+    registration_failure: RefCell<Option<String>>,
+    refused_tabs: RefCell<HashSet<i64>>,
+    injected: RefCell<Vec<(i64, usize, World)>>,
+}
+
+impl FakeBrowser {
+    pub fn with_tabs(tabs: &[(i64, &str)]) -> Self {
+        let browser = FakeBrowser::default();
+        *browser.tabs.borrow_mut() = tabs
+            .iter()
+            .map(|(id, url)| Tab {
+                id: Some(*id),
+                window_id: Some(1),
+                url: (*url).to_owned(),
+            })
+            .collect();
+        browser
+    }
+    pub fn activate(&self, id: i64) {
+        self.active.set(Some(id));
+    }
+    pub fn panel_state(&self, id: i64) -> Option<bool> {
+        self.panel.borrow().get(&id).copied()
+    }
+    pub fn broadcasts(&self) -> Vec<Value> {
+        self.sent.borrow().clone()
+    }
+    pub fn registrations(&self) -> Vec<Registration> {
+        self.registrations.borrow().clone()
+    }
+    pub fn add_registration(&self, registration: Registration) {
+        self.registrations.borrow_mut().push(registration);
+    }
+    pub fn fail_registration(&self, message: &str) {
+        *self.registration_failure.borrow_mut() = Some(message.to_owned());
+    }
+    pub fn refuse_injection(&self, tab_id: i64) {
+        self.refused_tabs.borrow_mut().insert(tab_id);
+    }
+    pub fn injections(&self) -> Vec<(i64, usize, World)> {
+        self.injected.borrow().clone()
+    }
+}
+
+impl Tabs for FakeBrowser {
+    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
+        Ok(self.tabs.borrow().clone())
+    }
+    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
+        let id = self.active.get();
+        Ok(self
+            .tabs
+            .borrow()
+            .iter()
+            .find(|tab| tab.id.is_some() && tab.id == id)
+            .cloned())
+    }
+    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
+        self.tabs
+            .borrow()
+            .iter()
+            .find(|tab| tab.id == Some(tab_id))
+            .cloned()
+            .ok_or_else(|| PlatformError(format!("No tab with id: {tab_id}.")))
+    }
+    async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError> {
+        self.panel.borrow_mut().insert(tab_id, enabled);
+        Ok(())
+    }
+}
+
+impl Scripting for FakeBrowser {
+    async fn registered(&self, ids: &[&str]) -> Result<Vec<Registration>, PlatformError> {
+        Ok(self
+            .registrations
+            .borrow()
+            .iter()
+            .filter(|r| ids.contains(&r.id.as_str()))
+            .cloned()
+            .collect())
+    }
+    async fn register(&self, registration: &Registration) -> Result<(), PlatformError> {
+        if let Some(message) = self.registration_failure.borrow().clone() {
+            return Err(PlatformError(message));
+        }
+        self.registrations.borrow_mut().push(registration.clone());
+        Ok(())
+    }
+    async fn update(&self, registration: &Registration) -> Result<(), PlatformError> {
+        let mut registrations = self.registrations.borrow_mut();
+        for existing in registrations.iter_mut().filter(|r| r.id == registration.id) {
+            *existing = registration.clone();
+        }
+        Ok(())
+    }
+    async fn unregister(&self, ids: &[String]) -> Result<(), PlatformError> {
+        self.registrations.borrow_mut().retain(|r| !ids.contains(&r.id));
+        Ok(())
+    }
+    async fn execute_files(&self, tab_id: i64, files: &[&str], world: World) -> Result<(), PlatformError> {
+        if self.refused_tabs.borrow().contains(&tab_id) {
+            return Err(PlatformError("Cannot access contents of the page.".into()));
+        }
+        self.injected.borrow_mut().push((tab_id, files.len(), world));
+        Ok(())
+    }
+}
+
+impl Messenger for FakeBrowser {
+    fn broadcast(&self, message: Value) {
+        self.sent.borrow_mut().push(message);
+    }
+    fn new_request_id(&self) -> String {
+        self.next_id.set(self.next_id.get() + 1);
+        format!("req-{}", self.next_id.get())
+    }
+}
+
+impl<T: Tabs> Tabs for &T {
+    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
+        (**self).all().await
+    }
+    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
+        (**self).active().await
+    }
+    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
+        (**self).get(tab_id).await
+    }
+    async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError> {
+        (**self).set_side_panel_enabled(tab_id, enabled).await
+    }
+}
+
+impl<T: Scripting> Scripting for &T {
+    async fn registered(&self, ids: &[&str]) -> Result<Vec<Registration>, PlatformError> {
+        (**self).registered(ids).await
+    }
+    async fn register(&self, registration: &Registration) -> Result<(), PlatformError> {
+        (**self).register(registration).await
+    }
+    async fn update(&self, registration: &Registration) -> Result<(), PlatformError> {
+        (**self).update(registration).await
+    }
+    async fn unregister(&self, ids: &[String]) -> Result<(), PlatformError> {
+        (**self).unregister(ids).await
+    }
+    async fn execute_files(&self, tab_id: i64, files: &[&str], world: World) -> Result<(), PlatformError> {
+        (**self).execute_files(tab_id, files, world).await
+    }
+}
+
+impl<T: Messenger> Messenger for &T {
+    fn broadcast(&self, message: Value) {
+        (**self).broadcast(message)
+    }
+    fn new_request_id(&self) -> String {
+        (**self).new_request_id()
+    }
+}

@@ -1,0 +1,133 @@
+//! The worker's single message router: one owner per message family.
+//!
+//! Every panel→worker request enters here. Messages without a string
+//! `requestId` are not for the worker and get no answer; a broken envelope
+//! with a `requestId` gets an error answer; a known type the worker does not
+//! serve gets `UNROUTED_MESSAGE`.
+
+use crate::envelope::{self, Request, RequestError};
+use crate::platform::{Messenger, Scripting, Storage, Tabs};
+use crate::{bootstrap, theme};
+use protocol::MessageType;
+use serde_json::{Map, Value};
+
+/// The worker with its platform adapters.
+pub struct Worker<S, T, C, M> {
+    pub storage: S,
+    pub tabs: T,
+    pub scripting: C,
+    pub messenger: M,
+}
+
+fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
+    match payload.keys().next() {
+        Some(field) => Err(RequestError::new(
+            "UNKNOWN_PAYLOAD_FIELD",
+            format!("Unknown payload field: {field}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+impl<S: Storage, T: Tabs, C: Scripting, M: Messenger> Worker<S, T, C, M> {
+    /// Answers one runtime message; `None` means the message is not the
+    /// worker's to answer.
+    pub async fn handle_message(&self, message: &Value) -> Option<Value> {
+        let reply_id = envelope::reply_request_id(message)?;
+        let run_id = message.get("runId").and_then(Value::as_str);
+        let answer = match envelope::check(message) {
+            Ok(request) => self.route(&request).await,
+            Err(error) => Err(error),
+        };
+        Some(match answer {
+            Ok(data) => envelope::success(reply_id, run_id, data),
+            Err(error) => envelope::failure(reply_id, run_id, &error),
+        })
+    }
+
+    async fn route(&self, request: &Request) -> Result<Value, RequestError> {
+        match request.message_type {
+            MessageType::LoadTheme => {
+                expect_empty(&request.payload)?;
+                theme::load(&self.storage).await
+            }
+            MessageType::SaveTheme => theme::save(&self.storage, &request.payload).await,
+            other => Err(RequestError::new(
+                "UNROUTED_MESSAGE",
+                format!("{} has no route in the worker.", other.as_str()),
+            )),
+        }
+    }
+
+    /// The start-up repair sequence; returns what went wrong, step by step.
+    pub async fn bootstrap(&self) -> Vec<String> {
+        bootstrap::run(&self.storage, &self.tabs, &self.scripting, &self.messenger).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::{FakeBrowser, block_on};
+    use serde_json::json;
+
+    fn worker(browser: &FakeBrowser) -> Worker<&crate::fakes::MemoryStorage, &FakeBrowser, &FakeBrowser, &FakeBrowser> {
+        Worker {
+            storage: &browser.storage,
+            tabs: browser,
+            scripting: browser,
+            messenger: browser,
+        }
+    }
+
+    #[test]
+    fn answers_theme_requests_with_response_envelopes() {
+        let browser = FakeBrowser::default();
+        let worker = worker(&browser);
+        let saved = block_on(
+            worker.handle_message(&json!({"type": "SAVE_THEME", "requestId": "a", "payload": {"theme": "light"}})),
+        );
+        assert_eq!(
+            saved,
+            Some(json!({"type": "PROTOCOL_RESPONSE", "requestId": "a", "payload": {"ok": true, "data": {"ok": true}}}))
+        );
+        let loaded = block_on(worker.handle_message(&json!({"type": "LOAD_THEME", "requestId": "b", "payload": {}})));
+        assert_eq!(loaded.map(|r| r["payload"]["data"].clone()), Some(json!("light")));
+    }
+
+    #[test]
+    fn ignores_messages_without_a_request_id() {
+        let browser = FakeBrowser::default();
+        let worker = worker(&browser);
+        assert_eq!(
+            block_on(worker.handle_message(&json!({"type": "LOAD_THEME", "payload": {}}))),
+            None
+        );
+        assert_eq!(block_on(worker.handle_message(&json!("LOAD_THEME"))), None);
+    }
+
+    #[test]
+    fn answers_broken_and_unrouted_messages_with_errors() {
+        let browser = FakeBrowser::default();
+        let worker = worker(&browser);
+        let code =
+            |message: Value| block_on(worker.handle_message(&message)).map(|r| r["payload"]["error"]["code"].clone());
+        assert_eq!(
+            code(json!({"type": "NOT_A_TYPE", "requestId": "x", "payload": {}})),
+            Some(json!("UNKNOWN_MESSAGE_TYPE"))
+        );
+        assert_eq!(
+            code(json!({"type": "LOAD_THEME", "requestId": "x", "payload": {"a": 1}})),
+            Some(json!("UNKNOWN_PAYLOAD_FIELD"))
+        );
+        assert_eq!(
+            code(json!({"type": "SESSION_EXPORT", "requestId": "x", "payload": {}})),
+            Some(json!("UNROUTED_MESSAGE"))
+        );
+        let with_run =
+            block_on(worker.handle_message(
+                &json!({"type": "AI_STREAM_CANCEL", "requestId": "x", "runId": "run-1", "payload": {}}),
+            ));
+        assert_eq!(with_run.map(|r| r["runId"].clone()), Some(json!("run-1")));
+    }
+}

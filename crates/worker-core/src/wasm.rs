@@ -1,0 +1,384 @@
+//! The thin adapter between `chrome.*` and the core: bindings, value
+//! conversion at the boundary, and the exports the JavaScript shim calls.
+
+use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tab, Tabs, World};
+use crate::router::Worker;
+use crate::tabs;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::cell::Cell;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
+    async fn storage_get(keys: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
+    async fn storage_set(items: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = setAccessLevel, catch)]
+    async fn storage_set_access_level(options: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["chrome", "storage"], js_name = local)]
+    static STORAGE_LOCAL: JsValue;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query, catch)]
+    async fn tabs_query(query: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = get, catch)]
+    async fn tabs_get(tab_id: f64) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setOptions, catch)]
+    async fn side_panel_set_options(options: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setPanelBehavior, catch)]
+    async fn side_panel_set_panel_behavior(behavior: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = getRegisteredContentScripts, catch)]
+    async fn scripting_registered(filter: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = registerContentScripts, catch)]
+    async fn scripting_register(scripts: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = updateContentScripts, catch)]
+    async fn scripting_update(scripts: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = unregisterContentScripts, catch)]
+    async fn scripting_unregister(filter: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = executeScript, catch)]
+    async fn scripting_execute(injection: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = sendMessage, catch)]
+    fn runtime_send_message(message: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
+    fn random_uuid() -> String;
+
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn console_warn(message: &str);
+}
+
+/// Converts a Rust value for `chrome.*`: plain objects, never `Map`s.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, PlatformError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|error| PlatformError(error.to_string()))
+}
+
+fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, PlatformError> {
+    serde_wasm_bindgen::from_value(value).map_err(|error| PlatformError(error.to_string()))
+}
+
+/// The message of a rejected browser call.
+fn js_error(error: JsValue) -> PlatformError {
+    let message = js_sys::Reflect::get(&error, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "The browser reported an unknown error.".to_owned());
+    PlatformError(message)
+}
+
+struct ChromeStorage;
+
+impl Storage for ChromeStorage {
+    async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError> {
+        let items: serde_json::Map<String, Value> =
+            from_js(storage_get(JsValue::from_str(key)).await.map_err(js_error)?)?;
+        Ok(items.get(key).cloned())
+    }
+
+    async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
+        storage_set(to_js(&json!({ key: value }))?).await.map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
+        let supported = STORAGE_LOCAL.with(|local| {
+            js_sys::Reflect::get(local, &JsValue::from_str("setAccessLevel"))
+                .map(|f| f.is_function())
+                .unwrap_or(false)
+        });
+        if !supported {
+            return Ok(false);
+        }
+        storage_set_access_level(to_js(&json!({ "accessLevel": "TRUSTED_CONTEXTS" }))?)
+            .await
+            .map_err(js_error)?;
+        Ok(true)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChromeTab {
+    id: Option<i64>,
+    window_id: Option<i64>,
+    #[serde(default)]
+    url: Option<String>,
+}
+
+impl From<ChromeTab> for Tab {
+    fn from(tab: ChromeTab) -> Tab {
+        Tab {
+            id: tab.id,
+            window_id: tab.window_id,
+            url: tab.url.unwrap_or_default(),
+        }
+    }
+}
+
+struct ChromeTabs;
+
+impl Tabs for ChromeTabs {
+    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
+        let tabs: Vec<ChromeTab> = from_js(tabs_query(to_js(&json!({}))?).await.map_err(js_error)?)?;
+        Ok(tabs.into_iter().map(Tab::from).collect())
+    }
+
+    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
+        let query = to_js(&json!({ "active": true, "currentWindow": true }))?;
+        let tabs: Vec<ChromeTab> = from_js(tabs_query(query).await.map_err(js_error)?)?;
+        Ok(tabs.into_iter().next().map(Tab::from))
+    }
+
+    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
+        let tab: ChromeTab = from_js(tabs_get(tab_id as f64).await.map_err(js_error)?)?;
+        Ok(tab.into())
+    }
+
+    async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError> {
+        let options = if enabled {
+            json!({ "tabId": tab_id, "path": "src/sidepanel/index.html", "enabled": true })
+        } else {
+            json!({ "tabId": tab_id, "enabled": false })
+        };
+        side_panel_set_options(to_js(&options)?).await.map_err(js_error)?;
+        Ok(())
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ChromeRegistration {
+    id: String,
+    #[serde(default)]
+    matches: Vec<String>,
+    #[serde(default)]
+    js: Vec<String>,
+    #[serde(default)]
+    run_at: String,
+    #[serde(default)]
+    world: String,
+    #[serde(default = "persist_by_default")]
+    persist_across_sessions: bool,
+}
+
+/// Chrome omits `persistAcrossSessions` when it is true (its default).
+fn persist_by_default() -> bool {
+    true
+}
+
+fn world_name(world: World) -> &'static str {
+    match world {
+        World::Isolated => "ISOLATED",
+        World::Main => "MAIN",
+    }
+}
+
+impl From<&Registration> for ChromeRegistration {
+    fn from(r: &Registration) -> Self {
+        ChromeRegistration {
+            id: r.id.clone(),
+            matches: r.matches.clone(),
+            js: r.js.clone(),
+            run_at: r.run_at.clone(),
+            world: world_name(r.world).to_owned(),
+            persist_across_sessions: r.persist_across_sessions,
+        }
+    }
+}
+
+impl From<ChromeRegistration> for Registration {
+    fn from(r: ChromeRegistration) -> Self {
+        Registration {
+            id: r.id,
+            matches: r.matches,
+            js: r.js,
+            run_at: r.run_at,
+            world: if r.world == "MAIN" {
+                World::Main
+            } else {
+                World::Isolated
+            },
+            persist_across_sessions: r.persist_across_sessions,
+        }
+    }
+}
+
+struct ChromeScripting;
+
+impl Scripting for ChromeScripting {
+    async fn registered(&self, ids: &[&str]) -> Result<Vec<Registration>, PlatformError> {
+        let found: Vec<ChromeRegistration> = from_js(
+            scripting_registered(to_js(&json!({ "ids": ids }))?)
+                .await
+                .map_err(js_error)?,
+        )?;
+        Ok(found.into_iter().map(Registration::from).collect())
+    }
+
+    async fn register(&self, registration: &Registration) -> Result<(), PlatformError> {
+        scripting_register(to_js(&[ChromeRegistration::from(registration)])?)
+            .await
+            .map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn update(&self, registration: &Registration) -> Result<(), PlatformError> {
+        scripting_update(to_js(&[ChromeRegistration::from(registration)])?)
+            .await
+            .map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn unregister(&self, ids: &[String]) -> Result<(), PlatformError> {
+        scripting_unregister(to_js(&json!({ "ids": ids }))?)
+            .await
+            .map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn execute_files(&self, tab_id: i64, files: &[&str], world: World) -> Result<(), PlatformError> {
+        let injection = json!({ "target": { "tabId": tab_id }, "files": files, "world": world_name(world) });
+        scripting_execute(to_js(&injection)?).await.map_err(js_error)?;
+        Ok(())
+    }
+}
+
+struct ChromeMessenger;
+
+impl Messenger for ChromeMessenger {
+    fn broadcast(&self, message: Value) {
+        // With no panel open there is no receiver; that is not a failure.
+        let Ok(message) = to_js(&message) else { return };
+        if let Ok(promise) = runtime_send_message(&message) {
+            let ignore = Closure::<dyn FnMut(JsValue)>::new(|_| {});
+            let _ = promise.catch(&ignore);
+            ignore.forget();
+        }
+    }
+
+    fn new_request_id(&self) -> String {
+        format!("req-{}", random_uuid())
+    }
+}
+
+fn worker() -> Worker<ChromeStorage, ChromeTabs, ChromeScripting, ChromeMessenger> {
+    Worker {
+        storage: ChromeStorage,
+        tabs: ChromeTabs,
+        scripting: ChromeScripting,
+        messenger: ChromeMessenger,
+    }
+}
+
+thread_local! {
+    static BOOTSTRAP_RUNNING: Cell<bool> = const { Cell::new(false) };
+    static BOOTSTRAP_AGAIN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs the start-up repair; a request while it runs makes it run once more
+/// when it ends instead of overlapping.
+async fn bootstrap_serialized() {
+    if BOOTSTRAP_RUNNING.with(|running| running.replace(true)) {
+        BOOTSTRAP_AGAIN.with(|again| again.set(true));
+        return;
+    }
+    loop {
+        BOOTSTRAP_AGAIN.with(|again| again.set(false));
+        for problem in worker().bootstrap().await {
+            console_warn(&format!("Typst Side Agent start-up: {problem}"));
+        }
+        if !BOOTSTRAP_AGAIN.with(Cell::get) {
+            break;
+        }
+    }
+    BOOTSTRAP_RUNNING.with(|running| running.set(false));
+}
+
+fn spawn(future: impl std::future::Future<Output = ()> + 'static) {
+    wasm_bindgen_futures::spawn_local(future);
+}
+
+/// Called once by the shim when the module is ready.
+#[wasm_bindgen]
+pub fn start() {
+    spawn(async {
+        if let Ok(behavior) = to_js(&json!({ "openPanelOnActionClick": true })) {
+            // Older browsers lack the setting; the panel still opens from its menu.
+            let _ = side_panel_set_panel_behavior(behavior).await;
+        }
+    });
+    spawn(bootstrap_serialized());
+}
+
+/// `runtime.onInstalled` and `runtime.onStartup`.
+#[wasm_bindgen]
+pub fn bootstrap() {
+    spawn(bootstrap_serialized());
+}
+
+/// `runtime.onMessage`: resolves with the response envelope, or `undefined`
+/// when the message is not the worker's to answer.
+#[wasm_bindgen]
+pub fn handle_message(message: JsValue) -> js_sys::Promise {
+    future_to_promise(async move {
+        let message: Value = match from_js(message) {
+            Ok(message) => message,
+            Err(_) => return Ok(JsValue::UNDEFINED),
+        };
+        match worker().handle_message(&message).await {
+            Some(response) => to_js(&response).map_err(|error| JsValue::from_str(&error.0)),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TabChange {
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    status: Option<String>,
+}
+
+/// `tabs.onUpdated`.
+#[wasm_bindgen]
+pub fn tab_updated(tab_id: f64, change: JsValue, tab: JsValue) {
+    let (Ok(change), Ok(tab)) = (from_js::<TabChange>(change), from_js::<ChromeTab>(tab)) else {
+        return;
+    };
+    let url = tab.url.unwrap_or_default();
+    spawn(async move {
+        let complete = change.status.as_deref() == Some("complete");
+        tabs::on_updated(
+            &ChromeTabs,
+            &ChromeMessenger,
+            tab_id as i64,
+            change.url.is_some(),
+            complete,
+            &url,
+        )
+        .await;
+    });
+}
+
+/// `tabs.onActivated`.
+#[wasm_bindgen]
+pub fn tab_activated(tab_id: f64) {
+    spawn(async move { tabs::on_activated(&ChromeTabs, &ChromeMessenger, tab_id as i64).await });
+}
+
+/// `webNavigation.onHistoryStateUpdated`.
+#[wasm_bindgen]
+pub fn history_state_updated(tab_id: f64, frame_id: f64, url: String) {
+    spawn(async move {
+        tabs::on_history_state_updated(&ChromeTabs, &ChromeMessenger, tab_id as i64, frame_id as i64, &url).await
+    });
+}

@@ -1,0 +1,149 @@
+//! `cargo xtask build`: wasm → wasm-bindgen → wasm-opt → the unpacked extension.
+
+use crate::layout::{self, SHIPPED, Source, WASM_CRATES};
+use crate::process::{self, root};
+use anyhow::{Context, Result, bail};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+const WASM_TARGET: &str = "wasm32-unknown-unknown";
+
+/// The features rustc enables by default for wasm32-unknown-unknown; wasm-opt
+/// must accept them all.
+const WASM_OPT_FEATURES: &[&str] = &[
+    "--enable-bulk-memory",
+    "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext",
+    "--enable-mutable-globals",
+    "--enable-reference-types",
+    "--enable-multivalue",
+];
+
+/// Installs the npm packages of `dir` when they are missing or older than its
+/// lock file.
+pub fn ensure_npm_packages(dir: &Path) -> Result<()> {
+    let installed = dir.join("node_modules").join(".package-lock.json");
+    let lock = dir.join("package-lock.json");
+    let fresh = match (fs::metadata(&installed), fs::metadata(&lock)) {
+        (Ok(installed), Ok(lock)) => installed.modified()? >= lock.modified()?,
+        _ => false,
+    };
+    if !fresh {
+        let mut npm = Command::new("npm");
+        npm.args(["ci", "--no-audit", "--no-fund"]).current_dir(dir);
+        process::run(&mut npm)?;
+    }
+    Ok(())
+}
+
+fn wasm_opt() -> Result<PathBuf> {
+    let dir = root().join("xtask").join("npm");
+    ensure_npm_packages(&dir)?;
+    Ok(dir.join("node_modules").join(".bin").join("wasm-opt"))
+}
+
+/// Paths baked into the wasm (panic locations) are made independent of where
+/// the checkout and the cargo registry live, so every clone builds the same bytes.
+fn reproducible_rustflags() -> String {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
+    let mut flags = vec![format!("--remap-path-prefix={}=/typst-side-agent", root().display())];
+    if let Some(cargo_home) = cargo_home {
+        flags.push(format!("--remap-path-prefix={}=/cargo", cargo_home.display()));
+    }
+    flags.join("\u{1f}")
+}
+
+fn compile_wasm() -> Result<()> {
+    let mut cargo = process::cargo();
+    cargo.args(["build", "--release", "--target", WASM_TARGET]);
+    for (package, _) in WASM_CRATES {
+        cargo.args(["--package", package]);
+    }
+    cargo.env("CARGO_ENCODED_RUSTFLAGS", reproducible_rustflags());
+    process::run(&mut cargo)
+}
+
+fn bindgen(stem: &str, out_dir: &Path) -> Result<()> {
+    let input = root()
+        .join("target")
+        .join(WASM_TARGET)
+        .join("release")
+        .join(format!("{stem}.wasm"));
+    let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
+    bindgen
+        .input_path(&input)
+        .web(true)
+        .context("selecting the web target")?
+        .typescript(false)
+        .out_name(stem)
+        .generate(out_dir)
+        .with_context(|| format!("wasm-bindgen on {}", input.display()))
+}
+
+fn optimize(wasm_opt: &Path, input: &Path, output: &Path) -> Result<()> {
+    let mut command = Command::new(wasm_opt);
+    command
+        .arg(input)
+        .arg("-Oz")
+        .args(WASM_OPT_FEATURES)
+        .arg("-o")
+        .arg(output);
+    process::run(&mut command)
+}
+
+pub fn build() -> Result<()> {
+    let started = Instant::now();
+    let wasm_opt = wasm_opt()?;
+    compile_wasm()?;
+
+    let bindgen_dir = root().join("target").join("wasm-bindgen");
+    let out = layout::extension_dir();
+    if out.exists() {
+        fs::remove_dir_all(&out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    for file in SHIPPED {
+        let target = out.join(file.path);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        if let Source::Repo(from) = file.source {
+            fs::copy(root().join(from), &target).with_context(|| format!("copying {from}"))?;
+        }
+    }
+
+    let mut wasm_sizes = Vec::new();
+    for (_, stem) in WASM_CRATES {
+        let dir = bindgen_dir.join(stem);
+        if dir.exists() {
+            fs::remove_dir_all(&dir)?;
+        }
+        bindgen(stem, &dir)?;
+        let produced: Vec<String> = fs::read_dir(&dir)?
+            .filter_map(|entry| entry.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        let expected = [format!("{stem}.js"), format!("{stem}_bg.wasm")];
+        if let Some(extra) = produced.iter().find(|name| !expected.contains(name)) {
+            bail!("wasm-bindgen produced {extra} for {stem}, which is not in the shipped allowlist");
+        }
+        let wasm_dir = out.join("src").join("wasm");
+        fs::copy(dir.join(&expected[0]), wasm_dir.join(&expected[0]))?;
+        let shipped_wasm = wasm_dir.join(&expected[1]);
+        optimize(&wasm_opt, &dir.join(&expected[1]), &shipped_wasm)?;
+        wasm_sizes.push((expected[1].clone(), fs::metadata(&shipped_wasm)?.len()));
+    }
+
+    let elapsed = started.elapsed();
+    println!(
+        "Built the extension in {} ({:.1} s)",
+        out.display(),
+        elapsed.as_secs_f64()
+    );
+    for (name, size) in &wasm_sizes {
+        println!("  {name}: {size} bytes");
+    }
+    Ok(())
+}

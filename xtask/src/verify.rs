@@ -1,0 +1,169 @@
+//! `cargo xtask verify`: the README's test command and CI's only step.
+//!
+//! It first installs what a fresh machine lacks (the wasm target, Debian's
+//! Chromium, the npm packages), then runs every check. A failing step does not
+//! hide the others: all independent steps run, each prints its own summary,
+//! and the exit status is non-zero if any failed.
+
+use crate::build::ensure_npm_packages;
+use crate::layout;
+use crate::process::{self, root};
+use crate::{codegen, package};
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// The browser the harness drives (Debian's package `chromium`).
+pub const CHROMIUM: &str = "/usr/lib/chromium/chromium";
+
+/// The classic (non-module) scripts that run in pages; `node --check` parses them.
+const CLASSIC_SCRIPTS: &[&str] = &[
+    "extension/src/content/protocol-constants.js",
+    "extension/src/content/bridge-protocol.js",
+    "extension/src/content/isolated.js",
+    "extension/src/content/main.js",
+];
+
+fn ensure_wasm_target() -> Result<()> {
+    let installed = process::output(
+        Command::new("rustup")
+            .args(["target", "list", "--installed"])
+            .current_dir(root()),
+    )?;
+    if !installed.lines().any(|line| line.trim() == "wasm32-unknown-unknown") {
+        process::run(
+            Command::new("rustup")
+                .args(["target", "add", "wasm32-unknown-unknown"])
+                .current_dir(root()),
+        )?;
+    }
+    Ok(())
+}
+
+fn apt_get() -> Command {
+    let is_root = process::output(Command::new("id").arg("-u"))
+        .map(|uid| uid.trim() == "0")
+        .unwrap_or(false);
+    let mut command = if is_root {
+        Command::new("apt-get")
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.arg("apt-get");
+        sudo
+    };
+    command.env("DEBIAN_FRONTEND", "noninteractive");
+    command
+}
+
+fn ensure_chromium() -> Result<()> {
+    if Path::new(CHROMIUM).exists() {
+        return Ok(());
+    }
+    process::run(apt_get().arg("update"))?;
+    process::run(apt_get().args(["install", "-y", "--no-install-recommends", "chromium"]))?;
+    if !Path::new(CHROMIUM).exists() {
+        bail!("installing chromium did not provide {CHROMIUM}");
+    }
+    Ok(())
+}
+
+struct Step {
+    name: &'static str,
+    ok: bool,
+    seconds: f64,
+}
+
+fn step(steps: &mut Vec<Step>, name: &'static str, action: impl FnOnce() -> Result<()>) -> bool {
+    println!("\n==> {name}");
+    let started = Instant::now();
+    let result = action();
+    let seconds = started.elapsed().as_secs_f64();
+    if let Err(error) = &result {
+        eprintln!("xtask: {name} failed: {error:#}");
+    }
+    steps.push(Step {
+        name,
+        ok: result.is_ok(),
+        seconds,
+    });
+    result.is_ok()
+}
+
+fn cargo(args: &[&str]) -> Result<()> {
+    process::run(process::cargo().args(args))
+}
+
+fn browser_tests() -> Result<()> {
+    let tests = root().join("tests");
+    ensure_npm_packages(&tests)?;
+    let mut npm = Command::new("npm");
+    npm.args(["test"])
+        .current_dir(&tests)
+        .env("TSA_EXTENSION_DIR", layout::extension_dir())
+        .env("TSA_PACKAGE_ZIP", layout::zip_path())
+        .env("TSA_CHROMIUM", CHROMIUM);
+    process::run(&mut npm)
+}
+
+pub fn verify() -> Result<()> {
+    let started = Instant::now();
+    let mut steps = Vec::new();
+    let prepared = step(&mut steps, "install what is missing", || {
+        ensure_wasm_target().context("the wasm32-unknown-unknown target")?;
+        ensure_chromium().context("Debian's chromium")?;
+        ensure_npm_packages(&root().join("xtask").join("npm")).context("the build tools")?;
+        ensure_npm_packages(&root().join("tests")).context("the browser-test packages")
+    });
+    step(&mut steps, "rustfmt", || cargo(&["fmt", "--all", "--", "--check"]));
+    step(&mut steps, "clippy (native)", || {
+        cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])
+    });
+    if prepared {
+        step(&mut steps, "clippy (wasm32)", || {
+            cargo(&[
+                "clippy",
+                "--workspace",
+                "--exclude",
+                "xtask",
+                "--target",
+                "wasm32-unknown-unknown",
+                "--",
+                "-D",
+                "warnings",
+            ])
+        });
+    }
+    step(&mut steps, "native tests", || cargo(&["test", "--workspace"]));
+    step(&mut steps, "generated page constants", || codegen::codegen(true));
+    step(&mut steps, "page script syntax", || {
+        for script in CLASSIC_SCRIPTS {
+            process::run(Command::new("node").arg("--check").arg(root().join(script)))?;
+        }
+        Ok(())
+    });
+    let packaged = prepared
+        && step(&mut steps, "build and package", || package::package(false))
+        && step(&mut steps, "package is reproducible", || package::package(true));
+    if packaged {
+        step(&mut steps, "browser tests", browser_tests);
+    }
+
+    println!("\n==> summary ({:.0} s)", started.elapsed().as_secs_f64());
+    for s in &steps {
+        println!(
+            "  {:<4} {:<28} {:>7.1} s",
+            if s.ok { "ok" } else { "FAIL" },
+            s.name,
+            s.seconds
+        );
+    }
+    let failed: Vec<&str> = steps.iter().filter(|s| !s.ok).map(|s| s.name).collect();
+    if !failed.is_empty() {
+        bail!("verify failed: {}", failed.join(", "));
+    }
+    if !packaged {
+        bail!("verify could not build the extension");
+    }
+    Ok(())
+}
