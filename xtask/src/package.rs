@@ -116,13 +116,11 @@ fn references(path: &str, content: &[u8]) -> Result<Vec<String>> {
         };
         push(&manifest["background"]["service_worker"]);
         push(&manifest["side_panel"]["default_path"]);
-        for key in ["icons"] {
-            manifest[key]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .for_each(|(_, v)| push(v));
-        }
+        manifest["icons"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .for_each(|(_, v)| push(v));
         manifest["action"]["default_icon"]
             .as_object()
             .into_iter()
@@ -302,9 +300,20 @@ mod tests {
         let second = zip_bytes(&files).expect("zip");
         assert_eq!(first, second);
         let mut archive = zip::ZipArchive::new(Cursor::new(first)).expect("readable");
-        let names: Vec<String> =
-            (0..archive.len()).map(|i| archive.by_index(i).ok().and_then(|f| f.name().ok().map(|n| n.into_owned())).unwrap_or_default()).collect();
-        assert_eq!(names, vec!["a/c.txt".to_owned(), "b.txt".to_owned()], "entries are in byte order");
+        let names: Vec<String> = (0..archive.len())
+            .map(|i| {
+                archive
+                    .by_index(i)
+                    .ok()
+                    .and_then(|f| f.name().ok().map(|n| n.into_owned()))
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            vec!["a/c.txt".to_owned(), "b.txt".to_owned()],
+            "entries are in byte order"
+        );
         let entry = archive.by_index(0).expect("entry");
         assert_eq!(entry.compression(), CompressionMethod::Stored);
         assert_eq!(entry.unix_mode().map(|m| m & 0o777), Some(0o644));
