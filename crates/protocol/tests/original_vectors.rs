@@ -1,0 +1,151 @@
+//! Values computed by running the original's shared modules under Node 20
+//! (`tests/vectors/original.json`): trust hashes and names, fingerprints,
+//! pattern verdicts, schema and argument errors, endpoint normalisation.
+
+use protocol::endpoint_policy::{InsecureConsent, validate_endpoint_url};
+use protocol::tool_schema::{SchemaOptions, ToolSchema, parse_and_validate_tool_arguments, validate_tool_schema};
+use protocol::trust_policy::{
+    custom_tool_trust_fingerprint, mcp_server_trust_fingerprint, mcp_visible_name, stable_hash,
+};
+use serde_json::Value;
+
+fn vectors() -> Value {
+    serde_json::from_str(include_str!("vectors/original.json")).expect("vector file is JSON")
+}
+
+fn list<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
+    v[key].as_array().expect("vector list")
+}
+
+fn present(v: &Value) -> Option<&Value> {
+    (!v.is_null()).then_some(v)
+}
+
+#[test]
+fn stable_hashes_match() {
+    for case in list(&vectors(), "hashes") {
+        assert_eq!(stable_hash(case[0].as_str().expect("input")), case[1], "{}", case[0]);
+    }
+}
+
+#[test]
+fn mcp_visible_names_match() {
+    for case in list(&vectors(), "names") {
+        assert_eq!(
+            mcp_visible_name(present(&case[0]), present(&case[1])),
+            case[2],
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn fingerprints_match() {
+    let v = vectors();
+    for case in list(&v, "customFingerprints") {
+        assert_eq!(custom_tool_trust_fingerprint(present(&case[0])), case[1], "{}", case[0]);
+    }
+    for case in list(&v, "serverFingerprints") {
+        assert_eq!(mcp_server_trust_fingerprint(present(&case[0])), case[1], "{}", case[0]);
+    }
+}
+
+fn codes(result: Result<(), protocol::tool_schema::ToolErrors>) -> Value {
+    match result {
+        Ok(()) => Value::Null,
+        Err(errors) => Value::Array(errors.errors.iter().map(|e| Value::from(e.code.as_str())).collect()),
+    }
+}
+
+#[test]
+fn pattern_verdicts_match() {
+    for case in list(&vectors(), "patterns") {
+        let pattern = case[0].as_str().expect("pattern");
+        let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}});
+        let got = validate_tool_schema(&schema, SchemaOptions::CUSTOM)
+            .err()
+            .and_then(|e| e.code())
+            .map(|c| c.as_str());
+        assert_eq!(got, case[1].as_str(), "pattern {pattern:?}");
+    }
+}
+
+#[test]
+fn schema_errors_match() {
+    let v = vectors();
+    for case in list(&v, "schemas") {
+        assert_eq!(
+            codes(validate_tool_schema(&case[0], SchemaOptions::CUSTOM)),
+            case[1],
+            "{}",
+            case[0]
+        );
+    }
+    for case in list(&v, "mcpSchemas") {
+        assert_eq!(
+            codes(validate_tool_schema(&case[0], SchemaOptions::MCP)),
+            case[1],
+            "{}",
+            case[0]
+        );
+    }
+}
+
+#[test]
+fn argument_errors_match() {
+    let v = vectors();
+    let schema = &v["argSchema"];
+    assert!(ToolSchema::compile(schema, SchemaOptions::CUSTOM).is_ok());
+    for case in list(&v, "args") {
+        let raw = case[0].as_str().expect("raw");
+        let got = match parse_and_validate_tool_arguments(raw, schema) {
+            Ok(_) => Value::Null,
+            Err(errors) => Value::Array(
+                errors
+                    .errors
+                    .iter()
+                    .map(|e| serde_json::json!([e.code.as_str(), e.path]))
+                    .collect(),
+            ),
+        };
+        // Several errors come in schema-key order in JavaScript (insertion
+        // order) but sorted here (serde_json maps are ordered by key), so
+        // compare them as sets.
+        assert_eq!(sorted(got), sorted(case[1].clone()), "{raw}");
+    }
+}
+
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Array(mut items) => {
+            items.sort_by_key(|item| item.to_string());
+            Value::Array(items)
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn endpoints_match() {
+    for case in list(&vectors(), "endpoints") {
+        let input = case[0].as_str().expect("url");
+        let expected = &case[1];
+        match validate_endpoint_url(input, InsecureConsent::default()) {
+            Ok(endpoint) => {
+                assert_eq!(endpoint.url, expected["url"], "{input}");
+                assert_eq!(endpoint.origin, expected["origin"], "{input}");
+                assert_eq!(Value::Bool(endpoint.insecure()), expected["insecure"], "{input}");
+                assert_eq!(
+                    endpoint.loopback().map_or(Value::Null, Value::Bool),
+                    expected["loopback"],
+                    "{input}"
+                );
+            }
+            Err(error) => {
+                assert_eq!(error.code.as_str(), expected["code"], "{input}");
+                let origin = error.details.map_or(Value::Null, |d| Value::String(d.origin));
+                assert_eq!(origin, expected["origin"], "{input}");
+            }
+        }
+    }
+}
