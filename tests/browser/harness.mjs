@@ -18,7 +18,7 @@
 import { chromium } from 'playwright-core';
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,13 @@ export function extensionBuilds() {
           throw new Error(`No extension build at ${unpacked} (manifest.json missing). ` +
             'Run `cargo xtask build` first or set TSA_EXTENSION_DIR.');
         }
-        return { dir: unpacked, cleanup: async () => {} };
+        if (process.env.TSA_LOAD_IN_PLACE === '1') return { dir: unpacked, cleanup: async () => {} };
+        // Load a snapshot: the build folder may be rewritten by a concurrent
+        // `cargo xtask build` while a suite runs, which would break wasm loads mid-test.
+        const temporary = await mkdtemp(join(tmpdir(), 'tsa-unpacked-'));
+        const dir = join(temporary, 'extension');
+        await cp(unpacked, dir, { recursive: true });
+        return { dir, cleanup: () => rm(temporary, { recursive: true, force: true }) };
       },
     },
     {
