@@ -13,6 +13,7 @@
 #![allow(async_fn_in_trait)]
 
 pub mod bootstrap;
+pub mod cancel;
 pub mod envelope;
 pub mod platform;
 pub mod router;

@@ -16,10 +16,19 @@ impl std::fmt::Display for PlatformError {
     }
 }
 
-/// `chrome.storage.local`, key by key.
+/// `chrome.storage.local`. Multi-key writes and removals are one call each,
+/// so Chrome applies them together.
 pub trait Storage {
     async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError>;
     async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError>;
+    /// The values of those `keys` that exist.
+    async fn get_many(&self, keys: &[String]) -> Result<serde_json::Map<String, Value>, PlatformError>;
+    async fn set_many(&self, items: serde_json::Map<String, Value>) -> Result<(), PlatformError>;
+    async fn remove(&self, keys: &[String]) -> Result<(), PlatformError>;
+    /// Every stored key.
+    async fn keys(&self) -> Result<Vec<String>, PlatformError>;
+    /// Bytes in use by the whole store.
+    async fn bytes_in_use(&self) -> Result<u64, PlatformError>;
     /// Restricts storage to trusted extension contexts. `Ok(false)` when the
     /// browser has no such setting.
     async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError>;
@@ -76,4 +85,93 @@ pub trait Messenger {
     fn broadcast(&self, message: Value);
     /// A fresh, unique `requestId` for a broadcast envelope.
     fn new_request_id(&self) -> String;
+}
+
+/// Wall-clock time, timers and fresh ids.
+pub trait Clock {
+    /// Milliseconds since the Unix epoch (`Date.now()`).
+    fn now_ms(&self) -> f64;
+    /// Resolves after `ms` milliseconds. Callers race it with their
+    /// cancellation; dropping the future clears the timer.
+    async fn sleep(&self, ms: u32);
+    /// A random UUID (`crypto.randomUUID()`).
+    fn uuid(&self) -> String;
+}
+
+/// `chrome.tabs.sendMessage` to a tab's isolated-world content script.
+pub trait Pages {
+    /// The content script's answer; `Ok(None)` when it sent none.
+    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError>;
+}
+
+/// One HTTP request the worker makes (model endpoints, tools, MCP servers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpRequest {
+    pub url: String,
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+}
+
+/// Why an HTTP request produced no response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkError {
+    /// The run or operation was cancelled.
+    Cancelled,
+    /// The browser's `fetch` failed (DNS, TLS, refused, redirect refused, …).
+    Failed(String),
+}
+
+/// A response whose body is read chunk by chunk, so callers can stop at a
+/// byte cap without buffering the rest.
+pub trait ResponseBody {
+    /// The next chunk, `None` at the end.
+    async fn next_chunk(&mut self) -> Option<Result<Vec<u8>, NetworkError>>;
+}
+
+pub struct HttpResponse<B> {
+    pub status: u16,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: B,
+}
+
+impl<B> HttpResponse<B> {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `fetch` with redirects refused; cancelling `cancel` aborts the request
+/// and any body read in progress.
+pub trait Network {
+    type Body: ResponseBody;
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &crate::cancel::Cancellation,
+    ) -> Result<HttpResponse<Self::Body>, NetworkError>;
+}
+
+/// Everything the worker reaches outside itself, bundled so the core is
+/// generic over one type: Chrome in the extension, fakes in tests.
+pub trait Platform {
+    type Storage: Storage;
+    type Tabs: Tabs;
+    type Scripting: Scripting;
+    type Messenger: Messenger;
+    type Clock: Clock;
+    type Pages: Pages;
+    type Network: Network;
+
+    fn storage(&self) -> &Self::Storage;
+    fn tabs(&self) -> &Self::Tabs;
+    fn scripting(&self) -> &Self::Scripting;
+    fn messenger(&self) -> &Self::Messenger;
+    fn clock(&self) -> &Self::Clock;
+    fn pages(&self) -> &Self::Pages;
+    fn network(&self) -> &Self::Network;
 }

@@ -6,17 +6,15 @@
 //! serve gets `UNROUTED_MESSAGE`.
 
 use crate::envelope::{self, Request, RequestError};
-use crate::platform::{Messenger, Scripting, Storage, Tabs};
+use crate::platform::Platform;
 use crate::{bootstrap, theme};
 use protocol::MessageType;
 use serde_json::{Map, Value};
 
-/// The worker with its platform adapters.
-pub struct Worker<S, T, C, M> {
-    pub storage: S,
-    pub tabs: T,
-    pub scripting: C,
-    pub messenger: M,
+/// The worker: its platform and the state that lives as long as the worker
+/// instance (Chrome may stop it at any time; nothing here must outlive that).
+pub struct Worker<P: Platform> {
+    pub platform: P,
 }
 
 fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
@@ -29,7 +27,11 @@ fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
     }
 }
 
-impl<S: Storage, T: Tabs, C: Scripting, M: Messenger> Worker<S, T, C, M> {
+impl<P: Platform> Worker<P> {
+    pub fn new(platform: P) -> Self {
+        Worker { platform }
+    }
+
     /// Answers one runtime message; `None` means the message is not the
     /// worker's to answer.
     pub async fn handle_message(&self, message: &Value) -> Option<Value> {
@@ -49,9 +51,9 @@ impl<S: Storage, T: Tabs, C: Scripting, M: Messenger> Worker<S, T, C, M> {
         match request.message_type {
             MessageType::LoadTheme => {
                 expect_empty(&request.payload)?;
-                theme::load(&self.storage).await
+                theme::load(self.platform.storage()).await
             }
-            MessageType::SaveTheme => theme::save(&self.storage, &request.payload).await,
+            MessageType::SaveTheme => theme::save(self.platform.storage(), &request.payload).await,
             other => Err(RequestError::new(
                 "UNROUTED_MESSAGE",
                 format!("{} has no route in the worker.", other.as_str()),
@@ -61,29 +63,24 @@ impl<S: Storage, T: Tabs, C: Scripting, M: Messenger> Worker<S, T, C, M> {
 
     /// The start-up repair sequence; returns what went wrong, step by step.
     pub async fn bootstrap(&self) -> Vec<String> {
-        bootstrap::run(&self.storage, &self.tabs, &self.scripting, &self.messenger).await
+        let p = &self.platform;
+        bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fakes::{FakeBrowser, block_on};
+    use crate::fakes::{FakePlatform, block_on};
     use serde_json::json;
 
-    fn worker(browser: &FakeBrowser) -> Worker<&crate::fakes::MemoryStorage, &FakeBrowser, &FakeBrowser, &FakeBrowser> {
-        Worker {
-            storage: &browser.storage,
-            tabs: browser,
-            scripting: browser,
-            messenger: browser,
-        }
+    fn worker() -> Worker<FakePlatform> {
+        Worker::new(FakePlatform::default())
     }
 
     #[test]
     fn answers_theme_requests_with_response_envelopes() {
-        let browser = FakeBrowser::default();
-        let worker = worker(&browser);
+        let worker = worker();
         let saved = block_on(
             worker.handle_message(&json!({"type": "SAVE_THEME", "requestId": "a", "payload": {"theme": "light"}})),
         );
@@ -97,8 +94,7 @@ mod tests {
 
     #[test]
     fn ignores_messages_without_a_request_id() {
-        let browser = FakeBrowser::default();
-        let worker = worker(&browser);
+        let worker = worker();
         assert_eq!(
             block_on(worker.handle_message(&json!({"type": "LOAD_THEME", "payload": {}}))),
             None
@@ -108,8 +104,7 @@ mod tests {
 
     #[test]
     fn answers_broken_and_unrouted_messages_with_errors() {
-        let browser = FakeBrowser::default();
-        let worker = worker(&browser);
+        let worker = worker();
         let code =
             |message: Value| block_on(worker.handle_message(&message)).map(|r| r["payload"]["error"]["code"].clone());
         assert_eq!(

@@ -1,12 +1,17 @@
 //! The thin adapter between `chrome.*` and the core: bindings, value
 //! conversion at the boundary, and the exports the JavaScript shim calls.
 
-use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tab, Tabs, World};
+use crate::cancel::{CallbackGuard, Cancellation, Cancelled};
+use crate::platform::{
+    Clock, HttpRequest, HttpResponse, Messenger, Network, NetworkError, Pages, Platform, PlatformError, Registration,
+    ResponseBody, Scripting, Storage, Tab, Tabs, World,
+};
 use crate::router::Worker;
 use crate::tabs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -16,6 +21,12 @@ extern "C" {
     async fn storage_get(keys: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
     async fn storage_set(items: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = remove, catch)]
+    async fn storage_remove(keys: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = getKeys, catch)]
+    async fn storage_get_keys() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = getBytesInUse, catch)]
+    async fn storage_bytes_in_use(keys: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = setAccessLevel, catch)]
     async fn storage_set_access_level(options: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(thread_local_v2, js_namespace = ["chrome", "storage"], js_name = local)]
@@ -41,6 +52,15 @@ extern "C" {
     async fn scripting_unregister(filter: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = executeScript, catch)]
     async fn scripting_execute(injection: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = sendMessage, catch)]
+    async fn tabs_send_message(tab_id: f64, message: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(request: &web_sys::Request) -> js_sys::Promise;
+
+    #[wasm_bindgen(js_namespace = Date, js_name = now)]
+    fn date_now() -> f64;
 
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = sendMessage, catch)]
     fn runtime_send_message(message: &JsValue) -> Result<js_sys::Promise, JsValue>;
@@ -85,6 +105,44 @@ impl Storage for ChromeStorage {
     async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
         storage_set(to_js(&json!({ key: value }))?).await.map_err(js_error)?;
         Ok(())
+    }
+
+    async fn get_many(&self, keys: &[String]) -> Result<serde_json::Map<String, Value>, PlatformError> {
+        if keys.is_empty() {
+            return Ok(serde_json::Map::new());
+        }
+        from_js(storage_get(to_js(keys)?).await.map_err(js_error)?)
+    }
+
+    async fn set_many(&self, items: serde_json::Map<String, Value>) -> Result<(), PlatformError> {
+        storage_set(to_js(&items)?).await.map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn remove(&self, keys: &[String]) -> Result<(), PlatformError> {
+        if keys.is_empty() {
+            return Ok(());
+        }
+        storage_remove(to_js(keys)?).await.map_err(js_error)?;
+        Ok(())
+    }
+
+    async fn keys(&self) -> Result<Vec<String>, PlatformError> {
+        let has_get_keys = STORAGE_LOCAL.with(|local| {
+            js_sys::Reflect::get(local, &JsValue::from_str("getKeys"))
+                .map(|f| f.is_function())
+                .unwrap_or(false)
+        });
+        if has_get_keys {
+            return from_js(storage_get_keys().await.map_err(js_error)?);
+        }
+        let everything: serde_json::Map<String, Value> = from_js(storage_get(JsValue::NULL).await.map_err(js_error)?)?;
+        Ok(everything.keys().cloned().collect())
+    }
+
+    async fn bytes_in_use(&self) -> Result<u64, PlatformError> {
+        let bytes = storage_bytes_in_use(JsValue::NULL).await.map_err(js_error)?;
+        Ok(bytes.as_f64().filter(|b| b.is_finite() && *b >= 0.0).unwrap_or(0.0) as u64)
     }
 
     async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
@@ -268,13 +326,183 @@ impl Messenger for ChromeMessenger {
     }
 }
 
-fn worker() -> Worker<ChromeStorage, ChromeTabs, ChromeScripting, ChromeMessenger> {
-    Worker {
-        storage: ChromeStorage,
-        tabs: ChromeTabs,
-        scripting: ChromeScripting,
-        messenger: ChromeMessenger,
+struct BrowserClock;
+
+impl Clock for BrowserClock {
+    fn now_ms(&self) -> f64 {
+        date_now()
     }
+
+    async fn sleep(&self, ms: u32) {
+        gloo_timers::future::TimeoutFuture::new(ms).await;
+    }
+
+    fn uuid(&self) -> String {
+        random_uuid()
+    }
+}
+
+struct ChromePages;
+
+impl Pages for ChromePages {
+    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+        let answer = tabs_send_message(tab_id as f64, to_js(&message)?)
+            .await
+            .map_err(js_error)?;
+        if answer.is_undefined() || answer.is_null() {
+            return Ok(None);
+        }
+        from_js(answer).map(Some)
+    }
+}
+
+/// `fetch` through web-sys; the run's cancellation aborts the request and
+/// any body read in progress through one `AbortController`.
+struct BrowserNetwork;
+
+struct BrowserBody {
+    reader: Option<web_sys::ReadableStreamDefaultReader>,
+    _abort_on_cancel: Option<CallbackGuard>,
+    cancel: Cancellation,
+}
+
+impl ResponseBody for BrowserBody {
+    async fn next_chunk(&mut self) -> Option<Result<Vec<u8>, NetworkError>> {
+        let reader = self.reader.as_ref()?;
+        let read = self
+            .cancel
+            .race(wasm_bindgen_futures::JsFuture::from(reader.read()))
+            .await;
+        let result = match read {
+            Err(Cancelled) => Err(NetworkError::Cancelled),
+            Ok(Err(error)) => Err(NetworkError::Failed(js_error(error).0)),
+            Ok(Ok(chunk)) => {
+                let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done"))
+                    .map(|d| d.is_truthy())
+                    .unwrap_or(true);
+                if done {
+                    self.reader = None;
+                    return None;
+                }
+                let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).unwrap_or(JsValue::UNDEFINED);
+                Ok(js_sys::Uint8Array::new(&value).to_vec())
+            }
+        };
+        if result.is_err() {
+            self.reader = None;
+        }
+        Some(result)
+    }
+}
+
+impl Drop for BrowserBody {
+    fn drop(&mut self) {
+        // A body dropped before its end (a byte cap, a parse error) stops the download.
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.cancel();
+        }
+    }
+}
+
+impl Network for BrowserNetwork {
+    type Body = BrowserBody;
+
+    async fn fetch(
+        &self,
+        request: HttpRequest,
+        cancel: &Cancellation,
+    ) -> Result<HttpResponse<BrowserBody>, NetworkError> {
+        let failed = |error: JsValue| NetworkError::Failed(js_error(error).0);
+        let controller = web_sys::AbortController::new().map_err(failed)?;
+        let init = web_sys::RequestInit::new();
+        init.set_method(&request.method);
+        init.set_redirect(web_sys::RequestRedirect::Error);
+        init.set_signal(Some(&controller.signal()));
+        let headers = web_sys::Headers::new().map_err(failed)?;
+        for (name, value) in &request.headers {
+            headers.append(name, value).map_err(failed)?;
+        }
+        init.set_headers(&headers);
+        if let Some(body) = &request.body {
+            init.set_body(&JsValue::from_str(body));
+        }
+        let js_request = web_sys::Request::new_with_str_and_init(&request.url, &init).map_err(failed)?;
+        let abort = controller.clone();
+        let guard = cancel.on_cancel(move || abort.abort());
+        let response = cancel
+            .race(wasm_bindgen_futures::JsFuture::from(global_fetch(&js_request)))
+            .await
+            .map_err(|Cancelled| NetworkError::Cancelled)?
+            .map_err(failed)?;
+        let response: web_sys::Response = response.unchecked_into();
+        let mut header_list = Vec::new();
+        if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
+            for entry in entries.flatten() {
+                let pair = js_sys::Array::from(&entry);
+                if let (Some(name), Some(value)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+                    header_list.push((name.to_ascii_lowercase(), value));
+                }
+            }
+        }
+        let reader = response.body().map(|stream| {
+            stream
+                .get_reader()
+                .unchecked_into::<web_sys::ReadableStreamDefaultReader>()
+        });
+        Ok(HttpResponse {
+            status: response.status(),
+            headers: header_list,
+            body: BrowserBody {
+                reader,
+                _abort_on_cancel: Some(guard),
+                cancel: cancel.clone(),
+            },
+        })
+    }
+}
+
+/// The extension's platform: every adapter above.
+struct ChromePlatform;
+
+impl Platform for ChromePlatform {
+    type Storage = ChromeStorage;
+    type Tabs = ChromeTabs;
+    type Scripting = ChromeScripting;
+    type Messenger = ChromeMessenger;
+    type Clock = BrowserClock;
+    type Pages = ChromePages;
+    type Network = BrowserNetwork;
+
+    fn storage(&self) -> &ChromeStorage {
+        &ChromeStorage
+    }
+    fn tabs(&self) -> &ChromeTabs {
+        &ChromeTabs
+    }
+    fn scripting(&self) -> &ChromeScripting {
+        &ChromeScripting
+    }
+    fn messenger(&self) -> &ChromeMessenger {
+        &ChromeMessenger
+    }
+    fn clock(&self) -> &BrowserClock {
+        &BrowserClock
+    }
+    fn pages(&self) -> &ChromePages {
+        &ChromePages
+    }
+    fn network(&self) -> &BrowserNetwork {
+        &BrowserNetwork
+    }
+}
+
+thread_local! {
+    /// The one worker of this instance; run state lives as long as it does.
+    static WORKER: Rc<Worker<ChromePlatform>> = Rc::new(Worker::new(ChromePlatform));
+}
+
+fn worker() -> Rc<Worker<ChromePlatform>> {
+    WORKER.with(Rc::clone)
 }
 
 thread_local! {

@@ -1,62 +1,10 @@
-//! In-memory stand-ins for the browser, for native tests.
+//! A fake browser: tabs, side panel, scripting and broadcasts.
 
-use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tab, Tabs, World};
+use super::MemoryStorage;
+use crate::platform::{Messenger, PlatformError, Registration, Scripting, Tab, Tabs, World};
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
-
-pub use futures::executor::block_on;
-
-#[derive(Default)]
-pub struct MemoryStorage {
-    values: RefCell<BTreeMap<String, Value>>,
-    write_failure: RefCell<Option<String>>,
-    restricted: Cell<bool>,
-}
-
-impl MemoryStorage {
-    pub fn value(&self, key: &str) -> Option<Value> {
-        self.values.borrow().get(key).cloned()
-    }
-    pub fn put(&self, key: &str, value: Value) {
-        self.values.borrow_mut().insert(key.to_owned(), value);
-    }
-    pub fn fail_writes(&self, message: &str) {
-        *self.write_failure.borrow_mut() = Some(message.to_owned());
-    }
-    pub fn is_restricted(&self) -> bool {
-        self.restricted.get()
-    }
-}
-
-impl Storage for MemoryStorage {
-    async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError> {
-        Ok(self.value(key))
-    }
-    async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
-        if let Some(message) = self.write_failure.borrow().clone() {
-            return Err(PlatformError(message));
-        }
-        self.put(key, value);
-        Ok(())
-    }
-    async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
-        self.restricted.set(true);
-        Ok(true)
-    }
-}
-
-impl<T: Storage> Storage for &T {
-    async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError> {
-        (**self).get(key).await
-    }
-    async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
-        (**self).set(key, value).await
-    }
-    async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
-        (**self).restrict_to_trusted_contexts().await
-    }
-}
 
 /// Tabs, side panel, scripting and broadcasts of one fake browser.
 #[derive(Default)]

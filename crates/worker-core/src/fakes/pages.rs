@@ -1,0 +1,64 @@
+//! A scripted page: answers `chrome.tabs.sendMessage` from a closure and
+//! records what the worker sent.
+
+use crate::platform::{Pages, PlatformError};
+use serde_json::Value;
+use std::cell::RefCell;
+
+type Responder = Box<dyn FnMut(i64, &Value) -> Result<Option<Value>, PlatformError>>;
+
+pub struct FakePages {
+    responder: RefCell<Responder>,
+    sent: RefCell<Vec<(i64, Value)>>,
+}
+
+impl Default for FakePages {
+    fn default() -> Self {
+        FakePages::answering(|_, _| {
+            Err(PlatformError(
+                "Could not establish connection. Receiving end does not exist.".into(),
+            ))
+        })
+    }
+}
+
+impl FakePages {
+    pub fn answering(responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static) -> Self {
+        FakePages {
+            responder: RefCell::new(Box::new(responder)),
+            sent: RefCell::new(Vec::new()),
+        }
+    }
+    pub fn set_responder(&self, responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static) {
+        *self.responder.borrow_mut() = Box::new(responder);
+    }
+    pub fn sent(&self) -> Vec<(i64, Value)> {
+        self.sent.borrow().clone()
+    }
+}
+
+impl Pages for FakePages {
+    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+        self.sent.borrow_mut().push((tab_id, message.clone()));
+        (self.responder.borrow_mut())(tab_id, &message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::block_on;
+    use serde_json::json;
+
+    #[test]
+    fn answers_from_the_responder_and_records_messages() {
+        let pages = FakePages::default();
+        assert!(block_on(pages.send(4, json!({"type": "PAGE_GET_PROBE"}))).is_err());
+        pages.set_responder(|tab, message| Ok(Some(json!({"tab": tab, "echo": message["type"]}))));
+        assert_eq!(
+            block_on(pages.send(5, json!({"type": "X"}))),
+            Ok(Some(json!({"tab": 5, "echo": "X"})))
+        );
+        assert_eq!(pages.sent().len(), 2);
+    }
+}
