@@ -6,8 +6,47 @@
 //! between the side panel, the service worker and the page is defined and
 //! validated here, so every other crate agrees on one wire format and the
 //! whole contract is tested natively.
+//!
+//! # Who owns which message family
+//!
+//! The owner is the side that routes (answers) the request or emits the
+//! event; everyone else only builds or observes it. Parsing is the same
+//! everywhere: [`parse_envelope`].
+//!
+//! | Family | Types | Sent by | Owned (answered / emitted) by |
+//! |---|---|---|---|
+//! | Settings, theme | `LOAD_SETTINGS`, `SAVE_SETTINGS`, `LOAD_THEME`, `SAVE_THEME` | panel | worker (storage) |
+//! | Sessions | `SESSION_*` (10 types) | panel | worker (storage) |
+//! | Checkpoint revert | `EDIT_CHECKPOINT_REVERT` | panel | worker (revert) |
+//! | Document snapshots | `DOCUMENT_SNAPSHOT_LIST/PREVIEW/RESTORE/DELETE` | panel | worker (snapshots) |
+//! | Tabs | `OPEN_PROJECT_TAB` | panel | worker |
+//! | Tool registries | `LOAD/SAVE_CUSTOM_TOOLS`, `LOAD/SAVE_MCP_SERVERS`, `PROBE_MCP_SERVER` | panel | worker |
+//! | Editor reads | `GET_EDITOR_CONTEXT`, `GET_PREVIEW`, `GET_DIAGNOSTICS` | panel | worker (forwards to the page) |
+//! | Titles | `GENERATE_SESSION_TITLE` | panel | worker (provider) |
+//! | Run control | `AI_RUN_RESERVE`, `AI_STREAM_START`, `AI_STREAM_CANCEL`, `AI_RUN_STATUS`, `AI_TOOL_PREFLIGHT_RESOLVE`, `AI_TOOL_APPROVAL_RESOLVE` | panel | worker (run engine) |
+//! | Run events | `AI_STREAM_BATCH/DONE/CANCELLED/ERROR`, `AI_TOOL_CALLS`, `AI_TOOL_RESULT`, `AI_TOOL_PREFLIGHT_WAITING/READY`, `AI_TOOL_APPROVAL_REQUIRED` | worker (broadcast) | worker; panels accept only their active `runId` |
+//! | Tab state | `ACTIVE_TAB_CHANGED` | worker (broadcast) | worker |
+//! | Quick attach | `QUICK_ATTACH_SELECTION`, `QUICK_ATTACH_IMAGE_PREVIEW` | isolated script → worker (`{}`), worker → panels (with origin) | worker (queue); `QUICK_ATTACH_DRAIN` answered by the worker |
+//! | Page requests | `PAGE_GET_CONTEXT/PREVIEW/DIAGNOSTICS/PROBE`, `PAGE_CANCEL_REQUEST`, `PAGE_SHOW/CLEAR_EDIT_PREVIEW`, `PAGE_APPLY_EDIT` | worker → isolated → main world | main-world page script (answers with `PROTOCOL_RESPONSE`) |
+//! | Page bridge | `PAGE_BRIDGE_INIT`, `PAGE_BRIDGE_READY`, `PAGE_QUICK_SELECTION`, `PAGE_QUICK_IMAGE_PREVIEW` (all with `nonce`) | isolated ↔ main world | isolated script (handshake, events) |
+//! | Responses | `PROTOCOL_RESPONSE` | whoever answers a request | the requester |
+//!
+//! # Modules
+//!
+//! - [`message_type`], [`messages`], [`payloads`], [`error`]: the envelope,
+//!   the 61 typed payloads and their error codes.
+//! - [`limits`], [`constants`], [`page_bridge`]: every bound, mode, shortcut,
+//!   storage key and bridge constant.
+//! - [`tool_schema`], [`js_regex`]: the JSON-Schema subset and tool arguments.
+//! - [`endpoint_policy`], [`trust_policy`]: where traffic may go, MCP names
+//!   and trust fingerprints.
+//! - [`active_file`], [`project_tree`], [`quick_attach`], [`edit_checkpoint`],
+//!   [`document_snapshot`], [`diff_preview`]: shared records.
+//! - [`bounded_body`]: byte-capped body decoding; [`js`]: JavaScript value
+//!   semantics (UTF-16 lengths, `Number.isInteger`, number printing).
 
 pub mod active_file;
+pub mod bounded_body;
 pub mod constants;
 pub mod diff_preview;
 pub mod document_snapshot;

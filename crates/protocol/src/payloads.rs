@@ -292,7 +292,7 @@ pub struct StreamBatch {
     pub items: Vec<StreamItem>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StreamDone {
     #[serde(skip_serializing_if = "Option::is_none", default)]
