@@ -11,4 +11,6 @@ pub mod view;
 pub mod worker_client;
 
 #[cfg(target_arch = "wasm32")]
+pub mod dom;
+#[cfg(target_arch = "wasm32")]
 mod wasm;
