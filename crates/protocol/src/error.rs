@@ -86,6 +86,9 @@ codes! {
     InvalidTabEvent = "INVALID_TAB_EVENT",
     InvalidPreparedEdit = "INVALID_PREPARED_EDIT",
     InvalidCancelTarget = "INVALID_CANCEL_TARGET",
+    /// The page's answer to a page request broke its shape or bounds (the
+    /// isolated script's code).
+    InvalidPageResponse = "INVALID_PAGE_RESPONSE",
 }
 
 impl fmt::Display for ErrorCode {

@@ -36,7 +36,8 @@
 //! - [`message_type`], [`messages`], [`payloads`], [`error`]: the envelope,
 //!   the 61 typed payloads and their error codes.
 //! - [`limits`], [`constants`], [`page_bridge`]: every bound, mode, shortcut,
-//!   storage key and bridge constant.
+//!   storage key and bridge constant; [`page_response`]: what the page may
+//!   answer to each page request.
 //! - [`tool_schema`], [`js_regex`]: the JSON-Schema subset and tool arguments.
 //! - [`endpoint_policy`], [`trust_policy`]: where traffic may go, MCP names
 //!   and trust fingerprints.
@@ -59,6 +60,7 @@ pub mod limits;
 pub mod message_type;
 pub mod messages;
 pub mod page_bridge;
+pub mod page_response;
 pub mod payloads;
 pub mod project_tree;
 pub mod quick_attach;

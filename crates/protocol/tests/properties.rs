@@ -363,6 +363,13 @@ proptest! {
     }
 
     #[test]
+    fn arbitrary_page_answers_never_panic(ty in arb_type(), data in arb_json()) {
+        if let Ok(parsed) = protocol::page_response::PageResponseData::parse(ty, &data) {
+            prop_assert_eq!(protocol::page_response::PageResponseData::parse(ty, &parsed.to_value()), Ok(parsed));
+        }
+    }
+
+    #[test]
     fn arbitrary_schemas_and_arguments_never_panic(schema in arb_json(), args in arb_json(), mcp in any::<bool>()) {
         let rooted = json!({"type": "object", "properties": {"a": schema.clone()}});
         for candidate in [&schema, &rooted] {
