@@ -126,6 +126,20 @@ pub const MAX_FILE_LABEL_CHARS: u32 = 240;
 pub const MAX_SNAPSHOT_TITLE_CHARS: u32 = 120;
 /// Longest `unavailableReason` of a checkpoint receipt.
 pub const MAX_UNAVAILABLE_REASON_CHARS: u32 = 300;
+/// Longest tool-call id (the provider's bound).
+pub const MAX_TOOL_CALL_ID_CHARS: u32 = 128;
+/// Longest tool name (the provider's bound; visible names stay within 64).
+pub const MAX_TOOL_NAME_CHARS: u32 = 128;
+/// Longest error `code` in a terminal run event.
+pub const MAX_ERROR_CODE_CHARS: u32 = 200;
+/// Longest approval `identity` (`custom:<id>` or `mcp:<server>:<tool>`).
+pub const MAX_APPROVAL_IDENTITY_CHARS: u32 = 512;
+/// Longest approval `effect`.
+pub const MAX_APPROVAL_EFFECT_CHARS: u32 = 64;
+/// Longest approval `destination` (an origin or a fixed description).
+pub const MAX_APPROVAL_DESTINATION_CHARS: u32 = 2_048;
+/// Longest theme name in `SAVE_THEME`.
+pub const MAX_THEME_CHARS: u32 = 64;
 /// Largest `maxChars` of a context request.
 pub const MAX_CONTEXT_REQUEST_CHARS: u32 = 64_000;
 

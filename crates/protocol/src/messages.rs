@@ -916,7 +916,7 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
             let theme = non_blank_field(
                 &f,
                 "theme",
-                64,
+                limits::MAX_THEME_CHARS,
                 ErrorCode::InvalidTheme,
                 "theme must be a non-empty string",
             )?;
@@ -1258,7 +1258,7 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
         T::AiStreamCancelled | T::AiStreamError => {
             let f = exact(p, &["code", "message"], &["code", "message"])?;
             let message = "Run terminal error requires code and message";
-            let code = wire::bounded_non_blank(f.raw("code"), 200)
+            let code = wire::bounded_non_blank(f.raw("code"), to_usize(limits::MAX_ERROR_CODE_CHARS))
                 .ok_or_else(|| fail(ErrorCode::InvalidRunError, f.at("code"), message))?;
             let text = f
                 .raw("message")
@@ -1287,8 +1287,8 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
                         return None;
                     }
                     Some(ToolCallInfo {
-                        id: wire::bounded_non_blank(m.get("id"), 128)?,
-                        name: wire::bounded_non_blank(m.get("name"), 128)?,
+                        id: wire::bounded_non_blank(m.get("id"), to_usize(limits::MAX_TOOL_CALL_ID_CHARS))?,
+                        name: wire::bounded_non_blank(m.get("name"), to_usize(limits::MAX_TOOL_NAME_CHARS))?,
                         args: m.get("args")?.as_object()?.clone(),
                     })
                 });
@@ -1312,7 +1312,8 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
                 )
             };
             let call_id = call_id(&f, ErrorCode::InvalidToolResult)?;
-            let name = wire::bounded_non_blank(f.raw("name"), 128).ok_or_else(|| invalid("name"))?;
+            let name = wire::bounded_non_blank(f.raw("name"), to_usize(limits::MAX_TOOL_NAME_CHARS))
+                .ok_or_else(|| invalid("name"))?;
             let result = wire::object(f.raw("result")).ok_or_else(|| invalid("result"))?;
             Payload::AiToolResult(ToolResult { call_id, name, result })
         }
@@ -1321,7 +1322,8 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
             let f = exact(p, &keys, &keys)?;
             let invalid = |key: &str| fail(ErrorCode::InvalidPreflight, f.at(key), "Preflight payload is invalid");
             let call_id = call_id(&f, ErrorCode::InvalidPreflight)?;
-            let name = wire::bounded_non_blank(f.raw("name"), 128).ok_or_else(|| invalid("name"))?;
+            let name = wire::bounded_non_blank(f.raw("name"), to_usize(limits::MAX_TOOL_NAME_CHARS))
+                .ok_or_else(|| invalid("name"))?;
             let missing = f
                 .raw("missing")
                 .and_then(Value::as_array)
@@ -1421,10 +1423,10 @@ pub fn parse_payload(ty: MessageType, payload: &Value) -> Result<Payload, Protoc
                     .ok_or_else(|| invalid(key, "Approval payload is invalid"))
             };
             let call_id = text("callId", limits::MAX_ENVELOPE_ID_CHARS)?;
-            let name = text("name", 128)?;
-            let identity = text("identity", 512)?;
-            let effect = text("effect", 64)?;
-            let destination = text("destination", 2_048)?;
+            let name = text("name", limits::MAX_TOOL_NAME_CHARS)?;
+            let identity = text("identity", limits::MAX_APPROVAL_IDENTITY_CHARS)?;
+            let effect = text("effect", limits::MAX_APPROVAL_EFFECT_CHARS)?;
+            let destination = text("destination", limits::MAX_APPROVAL_DESTINATION_CHARS)?;
             let arguments = text("arguments", limits::MAX_APPROVAL_ARGUMENT_CHARS)?;
             let length = u64::try_from(js::utf16_len(&arguments)).unwrap_or(u64::MAX);
             let summary = "Approval argument summary metadata is invalid";
