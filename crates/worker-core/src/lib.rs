@@ -17,8 +17,10 @@ pub mod cancel;
 pub mod envelope;
 pub mod platform;
 pub mod router;
+pub mod runs;
 pub mod tabs;
 pub mod theme;
+pub mod tools;
 
 #[cfg(test)]
 mod fakes;

@@ -1,0 +1,187 @@
+//! What each built-in tool may do, decided by this source and never by the
+//! model: its effect, whether it needs the user's approval, where it acts,
+//! and which page capabilities must be present before it runs.
+//!
+//! The model only picks a visible name and arguments; everything that
+//! governs safety (approval, destination, preflight) is looked up here, so a
+//! crafted tool call cannot talk its way past a review.
+
+use serde::Serialize;
+
+/// What a tool touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Effect {
+    /// Reads the page or bundled data; changes nothing.
+    #[serde(rename = "read")]
+    Read,
+    /// Changes the editor buffer of the originating tab.
+    #[serde(rename = "editor-write")]
+    EditorWrite,
+    /// Sends data to a server outside the extension (custom and MCP tools).
+    #[serde(rename = "external")]
+    External,
+}
+
+impl Effect {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Effect::Read => "read",
+            Effect::EditorWrite => "editor-write",
+            Effect::External => "external",
+        }
+    }
+}
+
+/// Whether a call waits for the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// Runs without asking (read tools).
+    Automatic,
+    /// Asks for every call (or once per run with "Allow for run").
+    Once,
+    /// The user trusted this exact integration configuration.
+    Trusted,
+}
+
+/// A page capability reported by `PAGE_GET_PROBE`; the wire names are what
+/// the panel shows as "missing".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    Editor,
+    Selection,
+    TypstCanvas,
+    PreviewImage,
+    ImprovePanel,
+}
+
+impl Capability {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Capability::Editor => "editor",
+            Capability::Selection => "selection",
+            Capability::TypstCanvas => "typstCanvas",
+            Capability::PreviewImage => "previewImage",
+            Capability::ImprovePanel => "improvePanel",
+        }
+    }
+}
+
+/// Page capabilities a tool needs before it runs, and what to tell the user
+/// while they are missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preflight {
+    pub capabilities: &'static [Capability],
+    pub hint: &'static str,
+}
+
+/// The source-owned policy of one tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolPolicy {
+    pub effect: Effect,
+    pub approval: Approval,
+    pub destination: &'static str,
+    /// `None` when the tool needs no capability (or runs its own wait loop).
+    pub preflight: Option<Preflight>,
+}
+
+const EDIT_HINT: &str = "Show the editor of the file to be changed in the typst.app tab this chat started from.";
+
+const fn read(destination: &'static str, preflight: Option<Preflight>) -> ToolPolicy {
+    ToolPolicy {
+        effect: Effect::Read,
+        approval: Approval::Automatic,
+        destination,
+        preflight,
+    }
+}
+
+const fn write(capabilities: &'static [Capability], hint: &'static str) -> ToolPolicy {
+    ToolPolicy {
+        effect: Effect::EditorWrite,
+        approval: Approval::Once,
+        destination: "originating Typst editor",
+        preflight: Some(Preflight { capabilities, hint }),
+    }
+}
+
+/// The policy of a built-in tool, by its exact name.
+pub fn builtin_policy(name: &str) -> Option<ToolPolicy> {
+    Some(match name {
+        "read_file_structure" => read("visible Typst Files sidebar", None),
+        "open_project_file" => read("originating Typst Files sidebar", None),
+        "read_document" => read(
+            "active Typst editor file",
+            Some(Preflight {
+                capabilities: &[Capability::Editor],
+                hint: "Open a Typst source file (.typ) in the typst.app tab this chat started from.",
+            }),
+        ),
+        "read_diagnostics" => read(
+            "typst.app diagnostics",
+            Some(Preflight {
+                capabilities: &[Capability::Editor, Capability::ImprovePanel],
+                hint: "Open the Improve panel in the typst.app tab this chat started from.",
+            }),
+        ),
+        "read_typst_docs" => read("bundled Typst reference", None),
+        "replace_lines" | "search_replace" | "patch_document" => write(&[Capability::Editor], EDIT_HINT),
+        "insert_at_cursor" => write(
+            &[Capability::Editor],
+            "Put the text cursor where the text should go in the originating typst.app editor.",
+        ),
+        "replace_selection" => write(
+            &[Capability::Editor, Capability::Selection],
+            "Select the text to replace in the originating typst.app editor, then press Retry.",
+        ),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::specs::builtin_specs;
+    use protocol::constants::EDITOR_WRITE_TOOLS;
+
+    #[test]
+    fn every_builtin_has_an_explicit_policy_and_writes_need_approval() {
+        for spec in builtin_specs() {
+            let name = spec["function"]["name"].as_str().unwrap_or_default();
+            let policy = builtin_policy(name);
+            assert!(policy.is_some(), "{name} has no policy");
+            let Some(policy) = policy else { continue };
+            match policy.effect {
+                Effect::Read => assert_eq!(policy.approval, Approval::Automatic, "{name}"),
+                Effect::EditorWrite => {
+                    assert_eq!(policy.approval, Approval::Once, "{name}");
+                    assert!(EDITOR_WRITE_TOOLS.contains(&name), "{name}");
+                    assert!(
+                        policy
+                            .preflight
+                            .is_some_and(|p| p.capabilities.contains(&Capability::Editor))
+                    );
+                }
+                Effect::External => panic!("{name}: built-ins never call out"),
+            }
+        }
+        assert_eq!(builtin_policy("mcp__x"), None);
+    }
+
+    #[test]
+    fn preflight_capabilities_match_what_each_tool_reads() {
+        let caps = |name: &str| builtin_policy(name).and_then(|p| p.preflight).map(|p| p.capabilities);
+        assert_eq!(caps("read_document"), Some(&[Capability::Editor][..]));
+        assert_eq!(
+            caps("read_diagnostics"),
+            Some(&[Capability::Editor, Capability::ImprovePanel][..])
+        );
+        assert_eq!(
+            caps("replace_selection"),
+            Some(&[Capability::Editor, Capability::Selection][..])
+        );
+        for own_loop in ["read_file_structure", "open_project_file", "read_typst_docs"] {
+            assert_eq!(caps(own_loop), None, "{own_loop}");
+        }
+        assert_eq!(Capability::ImprovePanel.as_str(), "improvePanel");
+    }
+}

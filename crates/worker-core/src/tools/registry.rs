@@ -1,0 +1,186 @@
+//! One registry of every tool a run offers, keyed by exact visible name.
+//!
+//! A run builds it once: the ten built-ins first, then (when those clients
+//! exist) enabled custom HTTP tools and discovered MCP tools through
+//! [`ToolRegistry::add`]. The registry is the only bridge between the name a
+//! model writes and what runs: each route carries its compiled argument
+//! schema and the source-owned policy, so dispatch never trusts the model for
+//! anything but the name and the arguments. Names are matched exactly; a
+//! second route with a taken name is refused, never shadowed.
+
+use crate::tools::metadata::{Approval, Effect, Preflight, builtin_policy};
+use crate::tools::specs::builtin_specs;
+use protocol::tool_schema::{SchemaOptions, ToolSchema};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Where a call goes once it is authorised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RouteKind {
+    /// Executed by the worker itself.
+    Builtin,
+    /// A user-configured HTTP tool (`custom:<id>`).
+    Custom { tool_id: String },
+    /// A tool of an MCP server (`mcp:<serverId>:<toolName>`).
+    Mcp { server_id: String, tool_name: String },
+}
+
+/// One callable tool.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The exact function name the model sees and calls.
+    pub name: String,
+    /// Stable identity used for "Allow for run" grants.
+    pub identity: String,
+    pub kind: RouteKind,
+    /// The compiled parameter schema; arguments are validated against it
+    /// immediately before dispatch.
+    pub schema: ToolSchema,
+    /// The OpenAI function spec sent to the provider.
+    pub spec: Value,
+    pub effect: Effect,
+    pub approval: Approval,
+    pub destination: String,
+    pub preflight: Option<Preflight>,
+}
+
+/// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
+/// errors make a run fail with `TOOL_REGISTRY_INVALID`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistryError {
+    pub code: &'static str,
+    pub name: String,
+    pub message: String,
+}
+
+/// The routes of one run, in the order their specs go to the provider.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    routes: Vec<Route>,
+    by_name: HashMap<String, usize>,
+}
+
+impl ToolRegistry {
+    /// The registry with the built-in tools only.
+    pub fn with_builtins() -> Result<ToolRegistry, RegistryError> {
+        let mut registry = ToolRegistry::default();
+        for spec in builtin_specs() {
+            let name = spec["function"]["name"].as_str().unwrap_or_default().to_owned();
+            let invalid = |message: String| RegistryError {
+                code: "INVALID_BUILTIN_TOOL",
+                name: name.clone(),
+                message,
+            };
+            let policy = builtin_policy(&name).ok_or_else(|| invalid(format!("{name} has no policy.")))?;
+            let schema = ToolSchema::compile(&spec["function"]["parameters"], SchemaOptions::CUSTOM)
+                .map_err(|errors| invalid(errors.to_string()))?;
+            registry.add(Route {
+                identity: format!("builtin:{name}"),
+                name,
+                kind: RouteKind::Builtin,
+                schema,
+                spec,
+                effect: policy.effect,
+                approval: policy.approval,
+                destination: policy.destination.to_owned(),
+                preflight: policy.preflight,
+            })?;
+        }
+        Ok(registry)
+    }
+
+    /// Adds a route; a visible name that is already taken is refused.
+    pub fn add(&mut self, route: Route) -> Result<(), RegistryError> {
+        if let Some(existing) = self.route(&route.name) {
+            return Err(RegistryError {
+                code: "TOOL_NAME_COLLISION",
+                name: route.name.clone(),
+                message: format!(
+                    "The function name {} is already used by {}.",
+                    route.name, existing.identity
+                ),
+            });
+        }
+        self.by_name.insert(route.name.clone(), self.routes.len());
+        self.routes.push(route);
+        Ok(())
+    }
+
+    /// The route of an exact visible name.
+    pub fn route(&self, name: &str) -> Option<&Route> {
+        self.by_name.get(name).and_then(|index| self.routes.get(*index))
+    }
+
+    /// The `tools` array of a provider request.
+    pub fn specs(&self) -> Vec<Value> {
+        self.routes.iter().map(|route| route.spec.clone()).collect()
+    }
+
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> ToolRegistry {
+        match ToolRegistry::with_builtins() {
+            Ok(registry) => registry,
+            Err(error) => panic!("built-ins do not register: {error:?}"),
+        }
+    }
+
+    #[test]
+    fn builtins_register_in_order_with_their_policies() {
+        let registry = registry();
+        let names: Vec<&str> = registry.routes().iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "read_file_structure",
+                "open_project_file",
+                "read_document",
+                "read_diagnostics",
+                "read_typst_docs",
+                "replace_lines",
+                "search_replace",
+                "patch_document",
+                "insert_at_cursor",
+                "replace_selection"
+            ]
+        );
+        assert_eq!(registry.specs().len(), 10);
+        let read = registry.route("read_document");
+        assert_eq!(
+            read.map(|r| (r.effect, r.approval)),
+            Some((Effect::Read, Approval::Automatic))
+        );
+        assert_eq!(read.map(|r| r.identity.as_str()), Some("builtin:read_document"));
+        let write = registry.route("replace_lines");
+        assert_eq!(write.map(|r| r.effect), Some(Effect::EditorWrite));
+    }
+
+    #[test]
+    fn names_are_exact_and_collisions_are_refused() {
+        let mut registry = registry();
+        assert!(registry.route("Read_Document").is_none());
+        assert!(registry.route("read_document ").is_none());
+        let Some(mut copy) = registry.route("read_document").cloned() else {
+            panic!("read_document missing");
+        };
+        copy.identity = "custom:t1".into();
+        copy.kind = RouteKind::Custom { tool_id: "t1".into() };
+        let refused = registry.add(copy.clone()).err();
+        assert_eq!(refused.map(|e| e.code), Some("TOOL_NAME_COLLISION"));
+        copy.name = "search_arxiv".into();
+        copy.spec["function"]["name"] = "search_arxiv".into();
+        assert!(registry.add(copy).is_ok());
+        assert_eq!(
+            registry.route("search_arxiv").map(|r| r.kind.clone()),
+            Some(RouteKind::Custom { tool_id: "t1".into() })
+        );
+        assert_eq!(registry.specs().len(), 11);
+    }
+}
