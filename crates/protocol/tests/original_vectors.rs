@@ -149,3 +149,27 @@ fn endpoints_match() {
         }
     }
 }
+
+/// Random patterns (`tests/vectors/patterns.json`): the original's verdict
+/// and `new RegExp(p, 'u').test(h)` for a fixed set of haystacks.
+#[test]
+fn random_patterns_match_javascript() {
+    let vectors: Value = serde_json::from_str(include_str!("vectors/patterns.json")).expect("vector file is JSON");
+    let haystacks: Vec<&str> = list(&vectors, "hay")
+        .iter()
+        .map(|h| h.as_str().expect("haystack"))
+        .collect();
+    for case in list(&vectors, "out") {
+        let pattern = case[0].as_str().expect("pattern");
+        let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}});
+        let compiled = ToolSchema::compile(&schema, SchemaOptions::CUSTOM);
+        let code = compiled.as_ref().err().and_then(|e| e.code()).map(|c| c.as_str());
+        assert_eq!(code, case[1].as_str(), "verdict for {pattern:?}");
+        if let Ok(compiled) = compiled {
+            for (index, haystack) in haystacks.iter().enumerate() {
+                let matched = compiled.validate(&serde_json::json!({"x": haystack})).is_ok();
+                assert_eq!(Value::Bool(matched), case[2][index], "{pattern:?} on {haystack:?}");
+            }
+        }
+    }
+}
