@@ -48,6 +48,8 @@ pub const ISOLATED_WORLD_FILES: &[&str] = &[
 pub const MAIN_WORLD_FILES: &[&str] = &[
     "src/content/protocol-constants.js",
     "src/content/bridge-protocol.js",
+    "src/content/workspace.js",
+    "src/content/diagnostics.js",
     "src/content/main.js",
 ];
 

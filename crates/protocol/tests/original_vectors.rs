@@ -177,3 +177,30 @@ fn random_patterns_match_javascript() {
         }
     }
 }
+
+/// Mutated envelopes (`tests/vectors/envelopes.json`) with the original's
+/// `validateEnvelope` verdict. The port never accepts what the original
+/// rejected, and gives the same code unless one of its own envelope checks
+/// (unknown envelope fields, malformed optional ids) or tighter bounds
+/// (scope ids ≤ 256, call ids ≤ 200, tool ids and names ≤ 128, exact nested
+/// fields) fired first.
+#[test]
+fn envelopes_are_never_more_lenient_than_the_original() {
+    let vectors: Value = serde_json::from_str(include_str!("vectors/envelopes.json")).expect("vector file is JSON");
+    let envelope_codes = ["UNKNOWN_ENVELOPE_FIELD", "INVALID_REQUEST_ID", "INVALID_RUN_ID"];
+    for case in vectors.as_array().expect("list") {
+        let got = protocol::parse_envelope(&case[0], &protocol::ParseOptions::default()).err();
+        let got = got.as_ref().map(|e| e.code.as_str());
+        match (got, case[1].as_str()) {
+            (None, Some(expected)) => panic!("accepted what the original rejects ({expected}): {}", case[0]),
+            (Some(got), Some(expected)) if got != expected => {
+                assert!(
+                    envelope_codes.contains(&got),
+                    "{got} instead of {expected}: {}",
+                    case[0]
+                );
+            }
+            _ => {}
+        }
+    }
+}
