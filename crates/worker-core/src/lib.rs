@@ -14,6 +14,7 @@
 
 pub mod bootstrap;
 pub mod cancel;
+pub mod docs;
 pub mod envelope;
 pub mod platform;
 pub mod router;
