@@ -7,6 +7,7 @@
 //! panel never trusts a worker answer it did not ask for: responses must echo
 //! the request's id.
 
+pub mod chat;
 pub mod view;
 pub mod worker_client;
 

@@ -1,0 +1,775 @@
+//! Words and numbers the chat shows: tool block labels and details, result
+//! summaries in the status pill, preflight banner texts, reasoning sizes and
+//! user-message attachment pills.
+//!
+//! All of it derives from values a model, a page or storage produced, so
+//! every function here accepts any JSON shape and falls back to neutral
+//! wording instead of failing. Lengths are UTF-16 units, as the original
+//! counted them.
+
+use protocol::js::{collapse_whitespace, is_non_blank, js_string, truncate_utf16, utf16_len};
+use protocol::limits::DIAGNOSTICS_SETTLE_DELAY_MS;
+use serde_json::{Map, Value};
+
+/// Shown for a reasoning block while it streams, and after.
+pub const REASONING_LIVE_TITLE: &str = "Thinking";
+pub const REASONING_DONE_TITLE: &str = "Thought";
+
+/// The colour and meaning of a tool block's status pill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusKind {
+    /// Still running.
+    Pending,
+    /// Finished with `ok: true`.
+    Ok,
+    /// Finished with an error.
+    Err,
+    /// Waiting for the user or the page.
+    Waiting,
+}
+
+impl StatusKind {
+    /// The CSS class of the pill.
+    pub const fn class(self) -> &'static str {
+        match self {
+            StatusKind::Pending => "tool-status tool-status-pending",
+            StatusKind::Ok => "tool-status tool-status-ok",
+            StatusKind::Err => "tool-status tool-status-err",
+            StatusKind::Waiting => "tool-status tool-status-waiting",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolStatus {
+    pub kind: StatusKind,
+    pub text: String,
+}
+
+impl ToolStatus {
+    fn new(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
+        ToolStatus {
+            kind,
+            text: text.into(),
+        }
+    }
+
+    /// A call that has not answered yet.
+    pub fn running() -> ToolStatus {
+        ToolStatus::new(StatusKind::Pending, "running…")
+    }
+}
+
+fn arg<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    args.get(key).filter(|v| !v.is_null())
+}
+
+fn arg_text(args: &Map<String, Value>, key: &str) -> String {
+    arg(args, key).map(js_string).unwrap_or_default()
+}
+
+/// `text` cut to `max` UTF-16 units with an ellipsis when it was longer.
+fn ellipsize(text: &str, max: usize) -> String {
+    if utf16_len(text) > max {
+        format!("{}…", truncate_utf16(text, max))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// The heading of a tool block.
+pub fn tool_label(name: &str, args: &Map<String, Value>) -> String {
+    match name {
+        "read_file_structure" => "Read file structure".to_owned(),
+        "open_project_file" => match arg(args, "path").map(js_string).filter(|p| !p.is_empty()) {
+            Some(path) => format!("Open {path}"),
+            None => "Open project file".to_owned(),
+        },
+        "read_document" => "Read document".to_owned(),
+        "read_diagnostics" => "Read diagnostics".to_owned(),
+        "read_typst_docs" => match arg(args, "topic").map(js_string).filter(|t| is_non_blank(t)) {
+            Some(topic) => format!("Read Typst docs: {}", ellipsize(&topic, 36)),
+            None => "Read Typst docs".to_owned(),
+        },
+        "replace_lines" => format!(
+            "Replace lines {}–{}",
+            arg_text(args, "start_line"),
+            arg_text(args, "end_line")
+        ),
+        "insert_at_cursor" => "Insert at cursor".to_owned(),
+        "replace_selection" => "Replace selection".to_owned(),
+        "search_replace" => {
+            let search = arg_text(args, "search").replace('\n', "↵");
+            format!("Search & replace: \"{}\"", ellipsize(&search, 36))
+        }
+        "patch_document" => {
+            let count = arg(args, "edits").and_then(Value::as_array).map_or(0, Vec::len);
+            format!("Patch document ({count} edit{})", if count == 1 { "" } else { "s" })
+        }
+        other => match other.strip_prefix("mcp__") {
+            Some(rest) => format!("MCP: {}", rest.replace("__", " / ")),
+            None => other.to_owned(),
+        },
+    }
+}
+
+/// The collapsible detail under a tool block before a result arrives: what
+/// the call will do, or its arguments.
+pub fn tool_detail(name: &str, args: &Map<String, Value>) -> String {
+    match name {
+        "read_file_structure" => "Waits for the Files sidebar, then lists the names and folders it shows.".to_owned(),
+        "open_project_file" => {
+            let path = arg(args, "path")
+                .map(js_string)
+                .filter(|p| !p.is_empty())
+                .unwrap_or_else(|| "the requested file".to_owned());
+            format!("Waits until {path} is open in the editor and its text can be read.")
+        }
+        "read_document" => match arg(args, "max_chars") {
+            Some(max) if protocol::js::is_truthy(Some(max)) => format!("max_chars={}", js_string(max)),
+            _ => "(default size)".to_owned(),
+        },
+        "read_diagnostics" => {
+            format!("Lets the compiler settle for {DIAGNOSTICS_SETTLE_DELAY_MS} ms, then reads the diagnostics.")
+        }
+        "replace_lines" => arg_text(args, "new_content"),
+        "search_replace" => format!("- {}\n+ {}", arg_text(args, "search"), arg_text(args, "replace")),
+        "insert_at_cursor" | "replace_selection" => arg_text(args, "text"),
+        "patch_document" => match arg(args, "edits").and_then(Value::as_array) {
+            Some(edits) => edits
+                .iter()
+                .enumerate()
+                .map(|(index, edit)| {
+                    let field = |key: &str| {
+                        edit.get(key)
+                            .filter(|v| !v.is_null())
+                            .map(js_string)
+                            .unwrap_or_default()
+                    };
+                    format!("[{}]\n- {}\n+ {}", index + 1, field("search"), field("replace"))
+                })
+                .collect::<Vec<_>>()
+                .join("\n\n"),
+            None => pretty(args),
+        },
+        _ => pretty(args),
+    }
+}
+
+fn pretty(args: &Map<String, Value>) -> String {
+    serde_json::to_string_pretty(args).unwrap_or_default()
+}
+
+/// How many diagnostics a result lists in the detail.
+pub const DIAGNOSTICS_LISTED: usize = 8;
+
+/// A finished call: the pill and, for some tools, a new detail text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultSummary {
+    pub status: ToolStatus,
+    pub detail: Option<String>,
+}
+
+fn count(result: &Value, key: &str) -> u64 {
+    result.get(key).and_then(protocol::js::as_safe_uint).unwrap_or(0)
+}
+
+/// The summary of an `AI_TOOL_RESULT` (or a stored result summary).
+pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
+    if result.get("ok").and_then(Value::as_bool) != Some(true) {
+        let error = result
+            .get("error")
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty())
+            .unwrap_or("failed");
+        return ResultSummary {
+            status: ToolStatus::new(StatusKind::Err, truncate_utf16(error, 50)),
+            detail: None,
+        };
+    }
+    let ok = |text: String| ResultSummary {
+        status: ToolStatus::new(StatusKind::Ok, text),
+        detail: None,
+    };
+    match name {
+        "read_document" => {
+            let chars = result
+                .get("doc_chars")
+                .filter(|v| v.is_number())
+                .map(js_string)
+                .unwrap_or_else(|| "?".to_owned());
+            let truncated = if protocol::js::is_truthy(result.get("truncated")) {
+                " (truncated)"
+            } else {
+                ""
+            };
+            ok(format!("{chars} chars{truncated}"))
+        }
+        "read_diagnostics" => diagnostics_summary(result),
+        "read_file_structure" => match result.get("entries").and_then(Value::as_array) {
+            Some(entries) => {
+                let partial = result.get("complete").and_then(Value::as_bool) == Some(false);
+                let plural = if entries.len() == 1 { "entry" } else { "entries" };
+                ok(format!(
+                    "{} {plural}{}",
+                    entries.len(),
+                    if partial { ", partial" } else { "" }
+                ))
+            }
+            None => ok("done".to_owned()),
+        },
+        "open_project_file" => match result.get("active_file").and_then(Value::as_str) {
+            Some(path) if !path.is_empty() => ResultSummary {
+                status: ToolStatus::new(StatusKind::Ok, "opened"),
+                detail: Some(format!("Now reading and editing {path}.")),
+            },
+            _ => ok("opened".to_owned()),
+        },
+        "patch_document" => {
+            let applied = count(result, "edits_applied");
+            let skipped = count(result, "skipped_count");
+            ok(if skipped > 0 {
+                format!("{applied} ok, {skipped} skipped")
+            } else {
+                format!("{applied} applied")
+            })
+        }
+        _ => ok("done".to_owned()),
+    }
+}
+
+fn diagnostics_summary(result: &Value) -> ResultSummary {
+    let listed: &[Value] = result
+        .get("diagnostics")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let n = listed.len();
+    if n == 0 {
+        return ResultSummary {
+            status: ToolStatus::new(StatusKind::Ok, "clean"),
+            detail: Some("No diagnostics.".to_owned()),
+        };
+    }
+    let parts: Vec<String> = [
+        ("error_count", "err"),
+        ("warning_count", "warn"),
+        ("spelling_count", "spell"),
+        ("status_count", "status"),
+    ]
+    .iter()
+    .filter_map(|(key, word)| {
+        let value = count(result, key);
+        (value > 0).then(|| format!("{value} {word}"))
+    })
+    .collect();
+    let pill = if parts.is_empty() {
+        format!("{n} diag")
+    } else {
+        parts.join(", ")
+    };
+    let mut lines: Vec<String> = listed
+        .iter()
+        .take(DIAGNOSTICS_LISTED)
+        .enumerate()
+        .map(|(index, diagnostic)| format!("{}. {}", index + 1, diagnostic_line(diagnostic)))
+        .collect();
+    if n > DIAGNOSTICS_LISTED {
+        lines.push(format!("... and {} more", n - DIAGNOSTICS_LISTED));
+    }
+    ResultSummary {
+        status: ToolStatus::new(StatusKind::Ok, pill),
+        detail: Some(lines.join("\n")),
+    }
+}
+
+/// `[TAG] L<line>[:col] <message>`: spelling and Typst status rows are
+/// tagged by kind so advisory rows never look like compiler warnings.
+fn diagnostic_line(diagnostic: &Value) -> String {
+    let kind = diagnostic.get("kind").and_then(Value::as_str);
+    let tag = match kind {
+        Some("spelling") => "SPELLING".to_owned(),
+        Some("typst-status") => "STATUS".to_owned(),
+        _ => diagnostic
+            .get("severity")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("info")
+            .to_uppercase(),
+    };
+    let number = |key: &str| {
+        diagnostic
+            .get(key)
+            .filter(|v| protocol::js::as_number(v).is_some_and(f64::is_finite))
+    };
+    let line = number("line").map_or_else(|| "L?".to_owned(), |v| format!("L{}", js_string(v)));
+    let column = number("column").map_or_else(String::new, |v| format!(":{}", js_string(v)));
+    let message = collapse_whitespace(diagnostic.get("message").and_then(Value::as_str).unwrap_or_default());
+    let message = if message.is_empty() {
+        "(no message)".to_owned()
+    } else {
+        message
+    };
+    format!("[{tag}] {line}{column} {message}")
+}
+
+/// A stored call shown from history: its result summary if a result was
+/// kept, else "done" (the original's history view had no other state).
+pub fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
+    match result {
+        Some(result) if result.is_object() => result_summary(name, result),
+        _ => ResultSummary {
+            status: ToolStatus::new(StatusKind::Ok, "done"),
+            detail: None,
+        },
+    }
+}
+
+/// The banner a waiting preflight shows inside its tool block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreflightView {
+    pub status: ToolStatus,
+    pub message: String,
+    /// `Missing: …` or `Required: …`; empty when nothing was named.
+    pub requirement: String,
+    pub retry_label: &'static str,
+    pub skip_label: &'static str,
+}
+
+const OPEN_FILE_PREFIX: &str = "open file:";
+
+fn strip_open_file(item: &str) -> Option<&str> {
+    let head = item.get(..OPEN_FILE_PREFIX.len())?;
+    head.eq_ignore_ascii_case(OPEN_FILE_PREFIX)
+        .then(|| item[OPEN_FILE_PREFIX.len()..].trim_start())
+}
+
+/// `AI_TOOL_PREFLIGHT_WAITING` as the banner shows it. A wait for a file
+/// ("open file: <path>") asks the user to return to it; anything else is a
+/// missing page capability.
+pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightView {
+    let file_return = missing.iter().any(|item| strip_open_file(item).is_some());
+    let status = if file_return && name == "open_project_file" {
+        "open file…"
+    } else if file_return {
+        "return to file…"
+    } else {
+        "needs page…"
+    };
+    let requirement = if missing.is_empty() {
+        String::new()
+    } else {
+        let items: Vec<&str> = missing
+            .iter()
+            .map(|item| strip_open_file(item).unwrap_or(item))
+            .collect();
+        format!(
+            "{}: {}",
+            if file_return { "Required" } else { "Missing" },
+            items.join(", ")
+        )
+    };
+    PreflightView {
+        status: ToolStatus::new(StatusKind::Waiting, status),
+        message: if hint.is_empty() {
+            "Waiting for the Typst tab…".to_owned()
+        } else {
+            hint.to_owned()
+        },
+        requirement,
+        retry_label: if file_return { "Check again" } else { "Retry now" },
+        skip_label: "Skip",
+    }
+}
+
+/// The size note of a reasoning block: "N chars", or "N.Nk chars" above
+/// 1,024 (one decimal, halves rounded up as JavaScript's `toFixed` does for
+/// these values).
+pub fn reasoning_meta(chars: usize) -> String {
+    match chars {
+        0 => String::new(),
+        1..=1024 => format!("{chars} chars"),
+        _ => {
+            let tenths = (chars as u128 * 10 + 512) / 1024;
+            format!("{}.{}k chars", tenths / 10, tenths % 10)
+        }
+    }
+}
+
+/// A user message's attachment row.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct UserMessageView {
+    pub text: String,
+    pub pills: Vec<Pill>,
+    pub previews: Vec<PreviewView>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pill {
+    pub text: String,
+    /// Long pills (selections) may wrap.
+    pub long: bool,
+    pub title: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreviewView {
+    /// A stored thumbnail: a base64 PNG, JPEG or WebP data URL.
+    Thumbnail { data_url: String, alt: String },
+    /// A preview whose image was not kept.
+    Omitted { text: String, reason: String },
+}
+
+/// How many characters of a selection its pill shows.
+pub const SELECTION_PILL_CHARS: usize = 96;
+
+/// True for data URLs the panel may load as a thumbnail. Stored history is
+/// written by the worker, but an imported file could carry anything; only
+/// inline images of the three formats the original stored are shown.
+pub fn is_thumbnail_data_url(value: &str) -> bool {
+    let Some(rest) = value
+        .strip_prefix("data:image/png;base64,")
+        .or_else(|| value.strip_prefix("data:image/jpeg;base64,"))
+        .or_else(|| value.strip_prefix("data:image/webp;base64,"))
+    else {
+        return false;
+    };
+    !rest.is_empty()
+        && utf16_len(value) <= protocol::limits::MAX_PERSISTED_PREVIEW_CHARS as usize
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+}
+
+/// The parts of a stored user message: text (always plain) and attachment
+/// pills.
+pub fn user_message_view(message: &Value) -> UserMessageView {
+    let text = match message {
+        Value::String(text) => text.clone(),
+        _ => message
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    };
+    let mut view = UserMessageView {
+        text,
+        ..UserMessageView::default()
+    };
+    let Some(sent) = message.get("sentAttachments").filter(|s| s.is_object()) else {
+        return view;
+    };
+    let truthy = |key: &str| protocol::js::is_truthy(sent.get(key));
+    if truthy("legacyDocument") || truthy("document") {
+        view.pills.push(Pill {
+            text: "Full document".to_owned(),
+            long: false,
+            title: None,
+        });
+    }
+    let diagnostics = [sent.get("legacyDiagnosticsCount"), sent.get("diagnosticsCount")]
+        .into_iter()
+        .flatten()
+        .filter_map(protocol::js::as_number)
+        .find(|n| *n != 0.0)
+        .unwrap_or(0.0);
+    if diagnostics > 0.0 {
+        view.pills.push(Pill {
+            text: format!("Diagnostics ({})", protocol::js::number_to_string(diagnostics)),
+            long: false,
+            title: None,
+        });
+    }
+    if let Some(selections) = sent.get("selections").and_then(Value::as_array) {
+        for (index, selection) in selections.iter().enumerate() {
+            let raw = selection.get("text").and_then(Value::as_str).unwrap_or_default();
+            let text = collapse_whitespace(raw);
+            let file = selection
+                .get("fileLabel")
+                .and_then(Value::as_str)
+                .filter(|f| !f.is_empty())
+                .map(|f| format!(" · {f}"))
+                .unwrap_or_default();
+            let label = if text.is_empty() {
+                format!("Selection {}{file}", index + 1)
+            } else {
+                format!(
+                    "Selection {}{file}: {}",
+                    index + 1,
+                    ellipsize(&text, SELECTION_PILL_CHARS)
+                )
+            };
+            view.pills.push(Pill {
+                text: label,
+                long: true,
+                title: (!raw.is_empty()).then(|| raw.to_owned()),
+            });
+        }
+    }
+    if let Some(previews) = sent.get("previews").and_then(Value::as_array) {
+        for (index, preview) in previews.iter().enumerate() {
+            let data_url = preview.get("dataUrl").and_then(Value::as_str).unwrap_or_default();
+            if is_thumbnail_data_url(data_url) {
+                view.previews.push(PreviewView::Thumbnail {
+                    data_url: data_url.to_owned(),
+                    alt: format!("Attached image {}", index + 1),
+                });
+            } else {
+                let reason = preview
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or("The image was not kept in the saved chat.");
+                view.previews.push(PreviewView::Omitted {
+                    text: format!("Preview {} not retained", index + 1),
+                    reason: reason.to_owned(),
+                });
+            }
+        }
+    }
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn tool_labels_name_each_tool() {
+        let none = Map::new();
+        assert_eq!(tool_label("read_file_structure", &none), "Read file structure");
+        assert_eq!(
+            tool_label("open_project_file", &args(json!({"path": "ch/intro.typ"}))),
+            "Open ch/intro.typ"
+        );
+        assert_eq!(tool_label("open_project_file", &none), "Open project file");
+        assert_eq!(tool_label("read_document", &none), "Read document");
+        assert_eq!(tool_label("read_diagnostics", &none), "Read diagnostics");
+        assert_eq!(
+            tool_label("read_typst_docs", &args(json!({"topic": "math"}))),
+            "Read Typst docs: math"
+        );
+        assert_eq!(tool_label("read_typst_docs", &none), "Read Typst docs");
+        assert_eq!(
+            tool_label("replace_lines", &args(json!({"start_line": 3, "end_line": 5.0}))),
+            "Replace lines 3–5"
+        );
+        let long = "a\nb".repeat(30);
+        let label = tool_label("search_replace", &args(json!({ "search": long })));
+        assert!(label.starts_with("Search & replace: \"a↵ba↵b"), "{label}");
+        assert!(label.ends_with("…\""), "{label}");
+        assert_eq!(
+            tool_label("patch_document", &args(json!({"edits": [{}]}))),
+            "Patch document (1 edit)"
+        );
+        assert_eq!(tool_label("patch_document", &none), "Patch document (0 edits)");
+        assert_eq!(
+            tool_label("mcp__github__search_issues", &none),
+            "MCP: github / search_issues"
+        );
+        assert_eq!(tool_label("my_custom_tool", &none), "my_custom_tool");
+    }
+
+    #[test]
+    fn tool_details_describe_reads_and_show_other_arguments() {
+        assert_eq!(
+            tool_detail("read_document", &args(json!({"max_chars": 5000}))),
+            "max_chars=5000"
+        );
+        assert_eq!(tool_detail("read_document", &Map::new()), "(default size)");
+        assert!(tool_detail("read_diagnostics", &Map::new()).contains("750 ms"));
+        assert!(tool_detail("open_project_file", &args(json!({"path": "a.typ"}))).contains("a.typ"));
+        assert_eq!(
+            tool_detail("search_replace", &args(json!({"search": "x", "replace": "y"}))),
+            "- x\n+ y"
+        );
+        assert_eq!(
+            tool_detail(
+                "patch_document",
+                &args(json!({"edits": [{"search": "a", "replace": "b"}, {"search": "c"}]}))
+            ),
+            "[1]\n- a\n+ b\n\n[2]\n- c\n+ "
+        );
+        assert_eq!(tool_detail("custom", &args(json!({"q": 1}))), "{\n  \"q\": 1\n}");
+    }
+
+    #[test]
+    fn read_document_results_show_size_and_truncation() {
+        let summary = result_summary(
+            "read_document",
+            &json!({"ok": true, "doc_chars": 1234, "truncated": true}),
+        );
+        assert_eq!(
+            summary.status,
+            ToolStatus::new(StatusKind::Ok, "1234 chars (truncated)")
+        );
+        let summary = result_summary("read_document", &json!({"ok": true}));
+        assert_eq!(summary.status.text, "? chars");
+    }
+
+    #[test]
+    fn diagnostics_results_count_by_kind_and_list_the_first_eight() {
+        let diagnostics: Vec<Value> = (1..=10)
+            .map(|i| json!({"severity": "error", "kind": "typst", "line": i, "column": 2, "message": format!("bad  thing\n{i}")}))
+            .collect();
+        let mut result = json!({"ok": true, "diagnostics": diagnostics, "error_count": 9, "warning_count": 0, "spelling_count": 1, "status_count": 0});
+        let summary = result_summary("read_diagnostics", &result);
+        assert_eq!(summary.status, ToolStatus::new(StatusKind::Ok, "9 err, 1 spell"));
+        let detail = summary.detail.expect("detail");
+        let lines: Vec<&str> = detail.lines().collect();
+        assert_eq!(lines.len(), 9);
+        assert_eq!(lines[0], "1. [ERROR] L1:2 bad thing 1");
+        assert_eq!(lines[8], "... and 2 more");
+
+        result["diagnostics"] = json!([
+            {"severity": "warning", "kind": "spelling", "line": 4, "message": "teh"},
+            {"severity": "info", "kind": "typst-status", "message": ""},
+            {"line": "x"}
+        ]);
+        let summary = result_summary("read_diagnostics", &result);
+        assert_eq!(
+            summary.detail.as_deref(),
+            Some("1. [SPELLING] L4 teh\n2. [STATUS] L? (no message)\n3. [INFO] L? (no message)")
+        );
+        result["error_count"] = json!(0);
+        result["spelling_count"] = json!(0);
+        assert_eq!(result_summary("read_diagnostics", &result).status.text, "3 diag");
+
+        let clean = result_summary("read_diagnostics", &json!({"ok": true, "diagnostics": []}));
+        assert_eq!(clean.status.text, "clean");
+        assert_eq!(clean.detail.as_deref(), Some("No diagnostics."));
+    }
+
+    #[test]
+    fn structure_and_open_file_results_are_summarised() {
+        let result = json!({"ok": true, "entries": [{"path": "a"}, {"path": "b"}], "complete": false});
+        assert_eq!(
+            result_summary("read_file_structure", &result).status.text,
+            "2 entries, partial"
+        );
+        let result = json!({"ok": true, "entries": [{"path": "a"}], "complete": true});
+        assert_eq!(result_summary("read_file_structure", &result).status.text, "1 entry");
+        // Stored history keeps only a JSON summary for this tool.
+        assert_eq!(
+            result_summary("read_file_structure", &json!({"ok": true, "summary": "{}"}))
+                .status
+                .text,
+            "done"
+        );
+        let opened = result_summary("open_project_file", &json!({"ok": true, "active_file": "ch/a.typ"}));
+        assert_eq!(opened.status.text, "opened");
+        assert!(opened.detail.expect("detail").contains("ch/a.typ"));
+    }
+
+    #[test]
+    fn failures_show_the_start_of_the_error() {
+        let long = "x".repeat(80);
+        let summary = result_summary("read_document", &json!({"ok": false, "error": long}));
+        assert_eq!(summary.status.kind, StatusKind::Err);
+        assert_eq!(summary.status.text.len(), 50);
+        assert_eq!(
+            result_summary("anything", &json!({})).status,
+            ToolStatus::new(StatusKind::Err, "failed")
+        );
+        assert_eq!(result_summary("custom", &json!({"ok": true})).status.text, "done");
+        assert_eq!(
+            result_summary("patch_document", &json!({"ok": true, "edits_applied": 3}))
+                .status
+                .text,
+            "3 applied"
+        );
+        assert_eq!(history_summary("read_document", None).status.text, "done");
+    }
+
+    #[test]
+    fn preflight_banners_distinguish_files_from_page_capabilities() {
+        let page = preflight_view(
+            "read_diagnostics",
+            &["editor".into(), "improvePanel".into()],
+            "Open the panel.",
+        );
+        assert_eq!(page.status, ToolStatus::new(StatusKind::Waiting, "needs page…"));
+        assert_eq!(page.requirement, "Missing: editor, improvePanel");
+        assert_eq!(page.retry_label, "Retry now");
+        assert_eq!(page.message, "Open the panel.");
+
+        let file = preflight_view("read_document", &["Open file: main.typ".into()], "");
+        assert_eq!(file.status.text, "return to file…");
+        assert_eq!(file.requirement, "Required: main.typ");
+        assert_eq!(file.retry_label, "Check again");
+        assert!(!file.message.is_empty());
+
+        let open = preflight_view("open_project_file", &["open file: ch/a.typ".into()], "hint");
+        assert_eq!(open.status.text, "open file…");
+        assert_eq!(preflight_view("x", &[], "h").requirement, "");
+    }
+
+    #[test]
+    fn reasoning_sizes_switch_to_thousands_above_1024() {
+        assert_eq!(reasoning_meta(0), "");
+        assert_eq!(reasoning_meta(7), "7 chars");
+        assert_eq!(reasoning_meta(1024), "1024 chars");
+        assert_eq!(reasoning_meta(1025), "1.0k chars");
+        assert_eq!(reasoning_meta(1280), "1.3k chars", "a half rounds up");
+        assert_eq!(reasoning_meta(10_342), "10.1k chars");
+    }
+
+    #[test]
+    fn user_messages_are_plain_text_with_attachment_pills() {
+        let long = "word ".repeat(40);
+        let message = json!({
+            "role": "user",
+            "content": "**not markdown** <b>",
+            "sentAttachments": {
+                "legacyDocument": true,
+                "legacyDiagnosticsCount": 3,
+                "selections": [{"text": long, "fileLabel": "main.typ"}, {"text": "  "}],
+                "previews": [
+                    {"dataUrl": "data:image/png;base64,iVBORw0KGgo=", "thumbnail": true},
+                    {"omitted": true, "reason": "Too large."},
+                    {"dataUrl": "javascript:alert(1)"}
+                ]
+            }
+        });
+        let view = user_message_view(&message);
+        assert_eq!(view.text, "**not markdown** <b>");
+        let pills: Vec<&str> = view.pills.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(pills[0], "Full document");
+        assert_eq!(pills[1], "Diagnostics (3)");
+        assert!(
+            pills[2].starts_with("Selection 1 · main.typ: word word"),
+            "{}",
+            pills[2]
+        );
+        assert!(pills[2].ends_with('…'));
+        assert_eq!(pills[3], "Selection 2");
+        assert_eq!(view.previews.len(), 3);
+        assert!(matches!(&view.previews[0], PreviewView::Thumbnail { alt, .. } if alt == "Attached image 1"));
+        assert_eq!(
+            view.previews[1],
+            PreviewView::Omitted {
+                text: "Preview 2 not retained".into(),
+                reason: "Too large.".into()
+            }
+        );
+        assert!(
+            matches!(&view.previews[2], PreviewView::Omitted { .. }),
+            "unsafe URLs are never loaded"
+        );
+        assert_eq!(user_message_view(&json!("plain")).text, "plain");
+        assert_eq!(user_message_view(&json!({"content": null})), UserMessageView::default());
+    }
+
+    #[test]
+    fn only_inline_raster_thumbnails_are_loaded() {
+        assert!(is_thumbnail_data_url("data:image/webp;base64,UklGRg=="));
+        assert!(!is_thumbnail_data_url("data:image/svg+xml;base64,PHN2Zz4="));
+        assert!(!is_thumbnail_data_url("data:image/png;base64,"));
+        assert!(!is_thumbnail_data_url("data:image/png;base64,abc\"onerror=x"));
+        assert!(!is_thumbnail_data_url("https://remote.example/a.png"));
+    }
+}
