@@ -51,6 +51,7 @@ pub const SHIPPED: &[Shipped] = &[
     ),
     repo("src/sidepanel/index.html", "extension/src/sidepanel/index.html"),
     repo("src/sidepanel/styles.css", "extension/src/sidepanel/styles.css"),
+    repo("src/sidepanel/chat.css", "extension/src/sidepanel/chat.css"),
     repo("src/sidepanel/sidepanel.js", "extension/src/sidepanel/sidepanel.js"),
     repo(
         "src/content/protocol-constants.js",
