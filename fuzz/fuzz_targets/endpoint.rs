@@ -13,15 +13,27 @@ fuzz_target!(|data: &[u8]| {
     let _ = is_loopback_hostname(&text);
     for consent in [
         InsecureConsent::default(),
-        InsecureConsent { confirmed: true, confirmed_origin: None },
-        InsecureConsent { confirmed: false, confirmed_origin: Some("http://example.com") },
+        InsecureConsent {
+            confirmed: true,
+            confirmed_origin: None,
+        },
+        InsecureConsent {
+            confirmed: false,
+            confirmed_origin: Some("http://example.com"),
+        },
     ] {
         for input in [text.to_string(), format!("http://{text}"), format!("https://{text}/x")] {
             if let Ok(endpoint) = validate_endpoint_url(&input, consent) {
                 assert!(endpoint.url.starts_with("http://") || endpoint.url.starts_with("https://"));
-                assert_eq!(endpoint.transport == Transport::Https, endpoint.url.starts_with("https://"));
+                assert_eq!(
+                    endpoint.transport == Transport::Https,
+                    endpoint.url.starts_with("https://")
+                );
                 let ack = InsecureAcknowledgement::for_endpoint(Some(&endpoint), true);
-                assert_eq!(ack.insecure_transport_acknowledged, endpoint.transport == Transport::AcknowledgedHttp);
+                assert_eq!(
+                    ack.insecure_transport_acknowledged,
+                    endpoint.transport == Transport::AcknowledgedHttp
+                );
             }
         }
     }

@@ -7,7 +7,9 @@ use protocol::tool_schema::{SchemaOptions, ToolSchema};
 use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(value) = serde_json::from_slice::<Value>(data) else { return };
+    let Ok(value) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
     for options in [SchemaOptions::CUSTOM, SchemaOptions::MCP] {
         if let Ok(schema) = ToolSchema::compile(&value, options) {
             let _ = schema.validate(&value);

@@ -12,15 +12,19 @@
 // futures never need a `Send` bound.
 #![allow(async_fn_in_trait)]
 
+pub mod batcher;
 pub mod bootstrap;
 pub mod cancel;
+pub mod context;
 pub mod docs;
 pub mod envelope;
 pub mod platform;
+pub mod provider;
 pub mod router;
 pub mod runs;
 pub mod tabs;
 pub mod theme;
+pub mod title;
 pub mod tools;
 
 #[cfg(test)]

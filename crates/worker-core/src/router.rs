@@ -54,6 +54,9 @@ impl<P: Platform> Worker<P> {
                 theme::load(self.platform.storage()).await
             }
             MessageType::SaveTheme => theme::save(self.platform.storage(), &request.payload).await,
+            MessageType::GenerateSessionTitle => {
+                crate::title::handle(self.platform.network(), self.platform.clock(), &request.payload).await
+            }
             other => Err(RequestError::new(
                 "UNROUTED_MESSAGE",
                 format!("{} has no route in the worker.", other.as_str()),
