@@ -7,6 +7,7 @@
 
 mod build;
 mod codegen;
+mod fuzz;
 mod layout;
 mod package;
 mod process;
@@ -23,6 +24,8 @@ commands:
                      compare the bytes with the existing ZIP)
   codegen [--check]  write extension/src/content/protocol-constants.js from the protocol crate
                      (--check: fail if the committed file differs)
+  fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
+                     not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
                      codegen drift, build, package checks, browser tests
 ";
@@ -48,6 +51,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("package") => package::package(check),
         Some("codegen") => codegen::codegen(check),
         Some("verify") if !check => verify::verify(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
