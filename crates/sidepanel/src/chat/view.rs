@@ -394,6 +394,12 @@ impl AssistantStream {
         });
     }
 
+    /// Whether anything worth keeping arrived (text, reasoning or tool calls).
+    pub fn has_output(&self) -> bool {
+        self.with(|inner| inner.stream.as_ref().is_some_and(|s| s.model.has_output()))
+            .unwrap_or(false)
+    }
+
     /// The display message as it would be saved now, without finishing.
     pub fn display_entry(&self, status: ResponseStatus) -> Option<Value> {
         self.with(|inner| inner.stream.as_ref().and_then(|s| s.model.display_entry(status)))
