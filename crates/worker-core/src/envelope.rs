@@ -3,7 +3,7 @@
 //! The worker answers only messages that carry a `requestId`; everything it
 //! answers is a `PROTOCOL_RESPONSE` envelope echoing `requestId` and `runId`.
 
-use protocol::MessageType;
+use protocol::{MessageType, ParseOptions};
 use serde_json::{Map, Value, json};
 
 /// A refused message or a failed request, with a stable code.
@@ -41,55 +41,34 @@ pub struct Request {
     pub payload: Map<String, Value>,
 }
 
-fn non_blank(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str).filter(|text| !text.trim().is_empty())
-}
-
 /// The `requestId` of a message, if it is a string: only such messages get an
 /// answer, even when they are otherwise invalid.
 pub fn reply_request_id(message: &Value) -> Option<&str> {
     message.get("requestId").and_then(Value::as_str)
 }
 
-/// Checks the envelope: known type, non-blank `requestId` for requests and
-/// responses, non-blank `runId` for run-scoped types, an object payload.
+/// Checks the whole message with the protocol's exact parser: known type,
+/// ids where the type needs them, no unknown envelope or payload fields, and
+/// every payload bound. The error names the JSON path that failed.
 pub fn check(message: &Value) -> Result<Request, RequestError> {
-    let Some(object) = message.as_object() else {
-        return Err(RequestError::new("INVALID_ENVELOPE", "A message must be an object."));
-    };
-    let message_type = object
-        .get("type")
-        .and_then(Value::as_str)
-        .and_then(MessageType::from_wire)
-        .ok_or_else(|| RequestError::at("UNKNOWN_MESSAGE_TYPE", "$.type", "The message type is not known."))?;
-    let request_id = non_blank(object.get("requestId"));
-    if message_type.requires_request_id() && request_id.is_none() {
-        return Err(RequestError::at(
-            "INVALID_REQUEST_ID",
-            "$.requestId",
-            format!("{} needs a requestId.", message_type.as_str()),
-        ));
-    }
-    let run_id = non_blank(object.get("runId"));
-    if message_type.is_run_scoped() && run_id.is_none() {
-        return Err(RequestError::at(
-            "INVALID_RUN_ID",
-            "$.runId",
-            format!("{} needs a runId.", message_type.as_str()),
-        ));
-    }
-    let Some(payload) = object.get("payload").and_then(Value::as_object) else {
-        return Err(RequestError::at(
-            "INVALID_PAYLOAD",
-            "$.payload",
-            "The payload must be an object.",
-        ));
-    };
+    let envelope = protocol::parse_envelope(message, &ParseOptions::default()).map_err(|error| {
+        let path = if error.path.is_empty() {
+            "$".to_owned()
+        } else {
+            error.path
+        };
+        RequestError::new(error.code.as_str(), format!("{} (at {path})", error.message))
+    })?;
+    let payload = message
+        .get("payload")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     Ok(Request {
-        message_type,
-        request_id: request_id.unwrap_or_default().to_owned(),
-        run_id: run_id.map(str::to_owned),
-        payload: payload.clone(),
+        message_type: envelope.payload.message_type(),
+        request_id: envelope.request_id.unwrap_or_default(),
+        run_id: envelope.run_id,
+        payload,
     })
 }
 
