@@ -22,6 +22,8 @@ pub mod platform;
 pub mod provider;
 pub mod router;
 pub mod runs;
+pub mod sessions;
+pub mod settings;
 pub mod tabs;
 pub mod theme;
 pub mod title;

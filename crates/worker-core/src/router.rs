@@ -7,6 +7,7 @@
 
 use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
+use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, theme};
 use protocol::MessageType;
 use serde_json::{Map, Value};
@@ -15,6 +16,9 @@ use serde_json::{Map, Value};
 /// instance (Chrome may stop it at any time; nothing here must outlive that).
 pub struct Worker<P: Platform> {
     pub platform: P,
+    /// The storage mutation queue and the chat repository's per-instance
+    /// state; every stored-data write goes through its queue.
+    pub store: SessionStore,
 }
 
 fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
@@ -29,7 +33,10 @@ fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
 
 impl<P: Platform> Worker<P> {
     pub fn new(platform: P) -> Self {
-        Worker { platform }
+        Worker {
+            platform,
+            store: SessionStore::new(),
+        }
     }
 
     /// Answers one runtime message; `None` means the message is not the
@@ -57,11 +64,19 @@ impl<P: Platform> Worker<P> {
             MessageType::GenerateSessionTitle => {
                 crate::title::handle(self.platform.network(), self.platform.clock(), &request.payload).await
             }
+            other if sessions::routes::is_routed(other) => {
+                sessions::routes::handle(self.platform.storage(), self.platform.clock(), &self.store, request).await
+            }
             other => Err(RequestError::new(
                 "UNROUTED_MESSAGE",
                 format!("{} has no route in the worker.", other.as_str()),
             )),
         }
+    }
+
+    /// The chat repository, for the run engine's transcript saves.
+    pub fn sessions(&self) -> Sessions<'_, P::Storage, P::Clock> {
+        Sessions::new(self.platform.storage(), self.platform.clock(), &self.store)
     }
 
     /// The start-up repair sequence; returns what went wrong, step by step.
@@ -119,7 +134,9 @@ mod tests {
             Some(json!("UNKNOWN_PAYLOAD_FIELD"))
         );
         assert_eq!(
-            code(json!({"type": "SESSION_EXPORT", "requestId": "x", "payload": {}})),
+            code(
+                json!({"type": "DOCUMENT_SNAPSHOT_LIST", "requestId": "x", "payload": {"tabId": 1, "projectId": "p", "sessionId": "s"}})
+            ),
             Some(json!("UNROUTED_MESSAGE"))
         );
         let with_run =

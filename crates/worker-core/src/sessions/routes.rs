@@ -1,0 +1,277 @@
+//! The worker's answers to the settings and chat requests of the panel.
+//!
+//! Payloads are parsed with the protocol's exact per-type validation, so an
+//! unknown or mistyped field is refused with its code before anything is
+//! read or written.
+
+use super::{SessionChanges, SessionStore, Sessions};
+use crate::envelope::{Request, RequestError};
+use crate::platform::{Clock, Storage};
+use crate::settings;
+use protocol::{MessageType, Payload, parse_payload};
+use serde_json::Value;
+
+/// The request types answered here.
+pub const ROUTED: [MessageType; 12] = [
+    MessageType::LoadSettings,
+    MessageType::SaveSettings,
+    MessageType::SessionList,
+    MessageType::SessionCreate,
+    MessageType::SessionGet,
+    MessageType::SessionUpdate,
+    MessageType::SessionDelete,
+    MessageType::SessionListAllGrouped,
+    MessageType::SessionDeleteByProject,
+    MessageType::SessionStorageStatus,
+    MessageType::SessionExport,
+    MessageType::SessionImport,
+];
+
+/// Whether [`handle`] answers this type.
+pub fn is_routed(message_type: MessageType) -> bool {
+    ROUTED.contains(&message_type)
+}
+
+fn typed_payload(request: &Request) -> Result<Payload, RequestError> {
+    parse_payload(request.message_type, &Value::Object(request.payload.clone()))
+        .map_err(|error| RequestError::new(error.code.as_str(), error.message))
+}
+
+/// Answers one of the [`ROUTED`] requests.
+pub async fn handle(
+    storage: &impl Storage,
+    clock: &impl Clock,
+    store: &SessionStore,
+    request: &Request,
+) -> Result<Value, RequestError> {
+    let sessions = Sessions::new(storage, clock, store);
+    let answer = match typed_payload(request)? {
+        Payload::LoadSettings(_) => settings::load(storage).await,
+        Payload::SaveSettings(save) => settings::save(storage, &store.queue, &save).await,
+        Payload::SessionList(project) => sessions.list(&project.project_id).await.map(Value::from),
+        Payload::SessionCreate(create) => sessions.create(&create.project_id, create.name.as_deref()).await,
+        Payload::SessionGet(session) => sessions
+            .get(&session.session_id)
+            .await
+            .map(|found| found.unwrap_or(Value::Null)),
+        Payload::SessionUpdate(update) => {
+            let changes = SessionChanges {
+                name: update.name,
+                messages: update.messages,
+                user_renamed: update.user_renamed,
+                auto_name: update.auto_name == Some(true),
+            };
+            sessions
+                .update(&update.session_id, changes)
+                .await
+                .map(|found| found.unwrap_or(Value::Null))
+        }
+        Payload::SessionDelete(session) => sessions.delete(&session.session_id).await,
+        Payload::SessionListAllGrouped(_) => sessions.list_all_grouped().await.map(Value::from),
+        Payload::SessionDeleteByProject(project) => sessions.delete_by_project(&project.project_id).await,
+        Payload::SessionStorageStatus(_) => sessions.storage_status().await,
+        Payload::SessionExport(_) => sessions.export().await,
+        Payload::SessionImport(import) => match import.data() {
+            Some(data) => sessions.import(data).await,
+            None => {
+                return Err(RequestError::new(
+                    "MISSING_PAYLOAD_FIELD",
+                    "Nothing to import was sent.",
+                ));
+            }
+        },
+        _ => {
+            return Err(RequestError::new(
+                "UNROUTED_MESSAGE",
+                format!("{} is not a settings or chat request.", request.message_type.as_str()),
+            ));
+        }
+    };
+    answer.map_err(RequestError::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::fakes::{FakePlatform, block_on};
+    use crate::router::Worker;
+    use crate::sessions::TranscriptOutcome;
+    use serde_json::{Value, json};
+
+    fn ask(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
+        let message = json!({"type": kind, "requestId": "req-1", "payload": payload});
+        let reply = block_on(worker.handle_message(&message)).unwrap_or_default();
+        assert_eq!(reply["type"], json!("PROTOCOL_RESPONSE"));
+        assert_eq!(reply["requestId"], json!("req-1"));
+        reply["payload"].clone()
+    }
+
+    fn data(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
+        let answer = ask(worker, kind, payload);
+        assert_eq!(answer["ok"], json!(true), "{kind}: {answer}");
+        answer["data"].clone()
+    }
+
+    fn code(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
+        let answer = ask(worker, kind, payload);
+        assert_eq!(answer["ok"], json!(false), "{kind}: {answer}");
+        answer["error"]["code"].clone()
+    }
+
+    #[test]
+    fn chat_requests_round_trip_through_the_router() {
+        let worker = Worker::new(FakePlatform::default());
+        let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p", "name": "Chat"}));
+        let id = created["id"].as_str().unwrap_or_default().to_owned();
+        assert_eq!(created["messages"], json!([]));
+        let messages = json!([{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello"}]);
+        let updated = data(
+            &worker,
+            "SESSION_UPDATE",
+            json!({"sessionId": id, "messages": messages}),
+        );
+        assert_eq!(updated["messageCount"], json!(2));
+        assert_eq!(updated["preview"], json!("Hi"));
+        assert!(updated["bodyKey"].is_string());
+        let listed = data(&worker, "SESSION_LIST", json!({"projectId": "p"}));
+        assert_eq!(listed.as_array().map(Vec::len), Some(1));
+        assert_eq!(listed[0].get("bodyKey"), None);
+        let got = data(&worker, "SESSION_GET", json!({"sessionId": id}));
+        assert_eq!(got["messages"], messages);
+        assert_eq!(
+            data(&worker, "SESSION_GET", json!({"sessionId": "missing"})),
+            Value::Null
+        );
+        assert_eq!(
+            data(&worker, "SESSION_UPDATE", json!({"sessionId": "missing", "name": "x"})),
+            Value::Null
+        );
+        let grouped = data(&worker, "SESSION_LIST_ALL_GROUPED", json!({}));
+        assert_eq!(grouped[0]["sessions"][0]["searchText"], json!("hi hello"));
+        let status = data(&worker, "SESSION_STORAGE_STATUS", json!({}));
+        assert_eq!(status["warning"], json!(false));
+        let exported = data(&worker, "SESSION_EXPORT", json!({}));
+        assert_eq!(exported["sessions"][0]["messages"], messages);
+        assert_eq!(
+            data(&worker, "SESSION_DELETE", json!({"sessionId": id})),
+            json!({"ok": true, "removed": 1})
+        );
+        let imported = data(&worker, "SESSION_IMPORT", json!({"exportData": exported}));
+        assert_eq!(imported, json!({"ok": true, "imported": 1, "rejected": 0}));
+        let imported = data(
+            &worker,
+            "SESSION_IMPORT",
+            json!({"records": [{"projectId": "p", "messages": []}]}),
+        );
+        assert_eq!(imported["imported"], json!(1));
+        assert_eq!(
+            data(&worker, "SESSION_DELETE_BY_PROJECT", json!({"projectId": "p"})),
+            json!({"ok": true, "removed": 2})
+        );
+    }
+
+    #[test]
+    fn payloads_are_checked_exactly_before_anything_runs() {
+        let worker = Worker::new(FakePlatform::default());
+        assert_eq!(code(&worker, "SESSION_LIST", json!({})), json!("MISSING_PAYLOAD_FIELD"));
+        assert_eq!(
+            code(&worker, "SESSION_LIST", json!({"projectId": "p", "x": 1})),
+            json!("UNKNOWN_PAYLOAD_FIELD")
+        );
+        assert_eq!(
+            code(&worker, "SESSION_EXPORT", json!({"all": true})),
+            json!("UNKNOWN_PAYLOAD_FIELD")
+        );
+        assert_eq!(
+            code(
+                &worker,
+                "SESSION_UPDATE",
+                json!({"sessionId": "s", "autoName": true, "messages": []})
+            ),
+            json!("INVALID_SESSION_UPDATE")
+        );
+        assert_eq!(
+            code(&worker, "SESSION_IMPORT", json!({})),
+            json!("MISSING_PAYLOAD_FIELD")
+        );
+        assert_eq!(
+            code(
+                &worker,
+                "SAVE_SETTINGS",
+                json!({"settings": {}, "modelMutation": {"type": "rename"}})
+            ),
+            json!("INVALID_MODEL_MUTATION")
+        );
+        assert_eq!(
+            code(&worker, "SAVE_SETTINGS", json!({"settings": {}, "fields": ["apiKey"]})),
+            json!("INVALID_SETTINGS_FIELDS")
+        );
+        assert_eq!(
+            code(&worker, "LOAD_SETTINGS", json!({"x": 1})),
+            json!("UNKNOWN_PAYLOAD_FIELD")
+        );
+        assert_eq!(
+            worker.platform.browser.storage.value("typstAgent.sessionIndex.v2"),
+            None
+        );
+        let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
+        let bad = json!({"sessionId": created["id"], "messages": [{"role": "system", "content": "x"}]});
+        assert_eq!(code(&worker, "SESSION_UPDATE", bad), json!("INVALID_SESSION_RECORD"));
+    }
+
+    #[test]
+    fn settings_requests_round_trip_and_report_storage_failures() {
+        let worker = Worker::new(FakePlatform::default());
+        assert_eq!(
+            data(&worker, "LOAD_SETTINGS", json!({}))["maxHistoryMessages"],
+            json!(40)
+        );
+        let model = json!({"id": "m1", "name": "M", "apiBaseUrl": "https://api.example/v1", "apiKey": "k",
+            "modelId": "x", "supportsVision": false, "reasoningEffort": "default"});
+        let saved = data(
+            &worker,
+            "SAVE_SETTINGS",
+            json!({"settings": {}, "modelMutation": {"type": "upsert", "record": model}}),
+        );
+        assert_eq!(saved["ok"], json!(true));
+        assert_eq!(saved["settings"]["activeModelId"], json!("m1"));
+        let loaded = data(&worker, "LOAD_SETTINGS", json!({}));
+        assert_eq!(
+            crate::settings::active_model(&loaded).map(|m| m["modelId"].clone()),
+            Some(json!("x"))
+        );
+        assert_eq!(
+            code(
+                &worker,
+                "SAVE_SETTINGS",
+                json!({"settings": {}, "modelMutation": {"type": "select", "id": "zz"}})
+            ),
+            json!("UNKNOWN_MODEL")
+        );
+        worker
+            .platform
+            .browser
+            .storage
+            .fail_writes("QUOTA_BYTES quota exceeded");
+        assert_eq!(
+            code(&worker, "SAVE_SETTINGS", json!({"settings": {"systemPrompt": "x"}})),
+            json!("STORAGE_QUOTA_EXCEEDED")
+        );
+        assert_eq!(
+            code(&worker, "SESSION_CREATE", json!({"projectId": "p"})),
+            json!("STORAGE_QUOTA_EXCEEDED")
+        );
+    }
+
+    #[test]
+    fn the_run_engine_saves_transcripts_through_the_worker() {
+        let worker = Worker::new(FakePlatform::default());
+        let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
+        let id = created["id"].as_str().unwrap_or_default().to_owned();
+        let start = [json!({"role": "user", "content": "q"})];
+        let entry = json!({"role": "assistant", "content": "a", "responseStatus": "incomplete"});
+        let outcome = block_on(worker.sessions().persist_run_transcript(&id, &start, &entry));
+        assert_eq!(outcome, Ok(TranscriptOutcome::Appended));
+        let got = data(&worker, "SESSION_GET", json!({"sessionId": id}));
+        assert_eq!(got["messages"][1]["content"], json!("a"));
+    }
+}
