@@ -1,47 +1,59 @@
-//! `PAGE_GET_PROBE`: what the page can offer right now.
+//! `PAGE_GET_PROBE`: what the page can offer right now (an editor, a
+//! selection, a rendered canvas, an opened image, the Improve panel). Tool
+//! preflights wait until the capabilities they need are present.
 
-use protocol::page_bridge::PROBE_FIELDS;
+use crate::request::PageError;
+use protocol::MessageType;
+use protocol::page_response::PageResponseData;
 use serde_json::Value;
 
-use crate::PageError;
+pub use protocol::page_response::PageProbe;
 
-/// The page's capabilities, as its main-world runtime saw them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PageProbe {
-    /// CodeMirror's EditorView was found.
-    pub editor: bool,
-    /// The editor's main selection is not empty.
-    pub selection: bool,
-    /// A canvas large enough to be Typst's rendered preview is shown.
-    pub typst_canvas: bool,
-    /// An image asset is open in the preview column.
-    pub preview_image: bool,
-    /// typst.app's Improve (diagnostics) panel is shown.
-    pub improve_panel: bool,
+/// A page capability a tool may need before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    Editor,
+    Selection,
+    TypstCanvas,
+    PreviewImage,
+    ImprovePanel,
+}
+
+impl Capability {
+    /// The probe field's wire name (also shown as "missing" to the user).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Editor => "editor",
+            Capability::Selection => "selection",
+            Capability::TypstCanvas => "typstCanvas",
+            Capability::PreviewImage => "previewImage",
+            Capability::ImprovePanel => "improvePanel",
+        }
+    }
+
+    pub fn present_in(self, probe: &PageProbe) -> bool {
+        match self {
+            Capability::Editor => probe.editor,
+            Capability::Selection => probe.selection,
+            Capability::TypstCanvas => probe.typst_canvas,
+            Capability::PreviewImage => probe.preview_image,
+            Capability::ImprovePanel => probe.improve_panel,
+        }
+    }
+}
+
+/// The capabilities of `needed` the probe lacks, in the order given.
+pub fn missing(probe: &PageProbe, needed: &[Capability]) -> Vec<Capability> {
+    needed.iter().copied().filter(|cap| !cap.present_in(probe)).collect()
 }
 
 /// Reads a probe answer: exactly the five boolean fields, nothing else.
 pub fn parse_probe(data: &Value) -> Result<PageProbe, PageError> {
-    let invalid = |why: String| PageError::new("INVALID_PAGE_RESPONSE", why);
-    let object = data
-        .as_object()
-        .ok_or_else(|| invalid("The probe answer is not an object.".into()))?;
-    if let Some(extra) = object.keys().find(|key| !PROBE_FIELDS.contains(&key.as_str())) {
-        return Err(invalid(format!("The probe answer has an unknown field: {extra}.")));
+    match PageResponseData::parse(MessageType::PageGetProbe, data) {
+        Ok(PageResponseData::Probe(probe)) => Ok(probe),
+        Ok(_) => Err(PageError::invalid("The page answered a probe with other data.")),
+        Err(error) => Err(PageError::invalid(error.message)),
     }
-    let flag = |name: &str| {
-        object
-            .get(name)
-            .and_then(Value::as_bool)
-            .ok_or_else(|| invalid(format!("The probe answer's {name} is not a boolean.")))
-    };
-    Ok(PageProbe {
-        editor: flag("editor")?,
-        selection: flag("selection")?,
-        typst_canvas: flag("typstCanvas")?,
-        preview_image: flag("previewImage")?,
-        improve_panel: flag("improvePanel")?,
-    })
 }
 
 #[cfg(test)]
@@ -50,7 +62,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn reads_the_five_flags() {
+    fn reads_the_five_flags_and_lists_what_is_missing() {
         let data = json!({"editor": true, "selection": false, "typstCanvas": true, "previewImage": false, "improvePanel": true});
         let probe = parse_probe(&data);
         assert_eq!(
@@ -63,6 +75,16 @@ mod tests {
                 improve_panel: true
             })
         );
+        let probe = probe.unwrap_or_default();
+        assert_eq!(missing(&probe, &[Capability::Editor, Capability::ImprovePanel]), vec![]);
+        assert_eq!(
+            missing(
+                &probe,
+                &[Capability::Selection, Capability::Editor, Capability::PreviewImage]
+            ),
+            vec![Capability::Selection, Capability::PreviewImage]
+        );
+        assert_eq!(Capability::ImprovePanel.as_str(), "improvePanel");
     }
 
     #[test]
@@ -75,7 +97,11 @@ mod tests {
         let mut wrong = base.clone();
         wrong["editor"] = json!(1);
         for data in [missing, extra, wrong, json!([]), json!(null)] {
-            assert!(parse_probe(&data).is_err(), "{data}");
+            assert_eq!(
+                parse_probe(&data).map_err(|e| e.code),
+                Err("INVALID_PAGE_RESPONSE".to_owned()),
+                "{data}"
+            );
         }
     }
 }

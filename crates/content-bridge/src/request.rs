@@ -11,6 +11,13 @@ pub struct PageError {
     pub message: String,
 }
 
+/// The code of an answer that breaks the page contract (shape, bounds or
+/// consistency); the isolated script uses the same code.
+pub const INVALID_PAGE_RESPONSE: &str = "INVALID_PAGE_RESPONSE";
+
+/// The code of a request stopped by its run or by the user.
+pub const CANCELLED: &str = "CANCELLED";
+
 impl PageError {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
         PageError {
@@ -18,7 +25,20 @@ impl PageError {
             message: message.into(),
         }
     }
+
+    /// An answer that breaks the page contract.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        PageError::new(INVALID_PAGE_RESPONSE, message)
+    }
+
+    /// The request was cancelled (by the run, the user or the page's own
+    /// cancellation bookkeeping); callers stop instead of retrying.
+    pub fn is_cancelled(&self) -> bool {
+        self.code == CANCELLED
+    }
 }
+
+impl std::error::Error for PageError {}
 
 impl std::fmt::Display for PageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -50,7 +70,7 @@ pub fn page_request(
 /// an answer to another request, a malformed envelope or a missing answer is
 /// an `INVALID_PAGE_RESPONSE`, and an error answer keeps the page's code.
 pub fn unwrap_page_response(request_id: &str, answer: Option<&Value>) -> Result<Value, PageError> {
-    let invalid = |why: &str| PageError::new("INVALID_PAGE_RESPONSE", why);
+    let invalid = |why: &str| PageError::invalid(why);
     let answer = answer.ok_or_else(|| invalid("The page did not answer."))?;
     if answer.get("type").and_then(Value::as_str) != Some(MessageType::Response.as_str()) {
         return Err(invalid("The page's answer is not a response envelope."));
