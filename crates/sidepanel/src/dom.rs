@@ -94,3 +94,118 @@ pub fn set_hidden(element: &Element, hidden: bool) {
 pub fn by_id(id: &str) -> Option<Element> {
     document()?.get_element_by_id(id)
 }
+
+impl El {
+    /// Sets `aria-label` and `title` together (icon buttons need both).
+    pub fn label(self, label: &str) -> Self {
+        self.attr("aria-label", label).attr("title", label)
+    }
+
+    /// Appends a text node after the existing children.
+    pub fn append_text(self, text: &str) -> Self {
+        if let Some(node) = document().map(|d| d.create_text_node(text)) {
+            let _ = self.0.append_child(&node);
+        }
+        self
+    }
+}
+
+const SVG_NAMESPACE: &str = "http://www.w3.org/2000/svg";
+
+/// A 24×24 stroked line icon drawn from `paths` (SVG path data written for
+/// this panel). Decorative: hidden from assistive technology.
+pub fn icon(size: u32, paths: &[&str]) -> Element {
+    let size = size.to_string();
+    let Some(document) = document() else {
+        return el("span").build();
+    };
+    let Ok(svg) = document.create_element_ns(Some(SVG_NAMESPACE), "svg") else {
+        return el("span").build();
+    };
+    for (name, value) in [
+        ("width", size.as_str()),
+        ("height", size.as_str()),
+        ("viewBox", "0 0 24 24"),
+        ("fill", "none"),
+        ("stroke", "currentColor"),
+        ("stroke-width", "2"),
+        ("stroke-linecap", "round"),
+        ("stroke-linejoin", "round"),
+        ("aria-hidden", "true"),
+        ("focusable", "false"),
+    ] {
+        let _ = svg.set_attribute(name, value);
+    }
+    for d in paths {
+        if let Ok(path) = document.create_element_ns(Some(SVG_NAMESPACE), "path") {
+            let _ = path.set_attribute("d", d);
+            let _ = svg.append_child(&path);
+        }
+    }
+    svg
+}
+
+/// Adds a listener that lives as long as the page (for elements built once).
+pub fn on(target: &web_sys::EventTarget, event: &str, handler: impl FnMut(web_sys::Event) + 'static) {
+    let closure = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(handler);
+    let _ = target.add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+    closure.forget();
+}
+
+/// `on` for an element looked up by id, when it exists.
+pub fn on_id(id: &str, event: &str, handler: impl FnMut(web_sys::Event) + 'static) {
+    if let Some(element) = by_id(id) {
+        on(&element, event, handler);
+    }
+}
+
+/// The closest element (from the event target up) carrying `attribute`,
+/// and that attribute's value: the delegated-click lookup.
+pub fn closest_with(event: &web_sys::Event, attribute: &str) -> Option<(Element, String)> {
+    let target: Element = event.target()?.dyn_into().ok()?;
+    let found = target.closest(&format!("[{attribute}]")).ok()??;
+    let value = found.get_attribute(attribute)?;
+    Some((found, value))
+}
+
+/// Removes every child of `element`.
+pub fn clear(element: &Element) {
+    while let Some(child) = element.first_child() {
+        let _ = element.remove_child(&child);
+    }
+}
+
+pub fn input(id: &str) -> Option<web_sys::HtmlInputElement> {
+    by_id(id)?.dyn_into().ok()
+}
+
+pub fn textarea(id: &str) -> Option<web_sys::HtmlTextAreaElement> {
+    by_id(id)?.dyn_into().ok()
+}
+
+pub fn select(id: &str) -> Option<web_sys::HtmlSelectElement> {
+    by_id(id)?.dyn_into().ok()
+}
+
+pub fn button(id: &str) -> Option<web_sys::HtmlButtonElement> {
+    by_id(id)?.dyn_into().ok()
+}
+
+/// Sets `disabled` on a form control of any kind.
+pub fn set_disabled(element: &Element, disabled: bool) {
+    let _ = if disabled {
+        element.set_attribute("disabled", "")
+    } else {
+        element.remove_attribute("disabled")
+    };
+}
+
+pub fn is_hidden(element: &Element) -> bool {
+    element.has_attribute("hidden")
+}
+
+pub fn focus(element: &Element) {
+    if let Some(html) = element.dyn_ref::<HtmlElement>() {
+        let _ = html.focus();
+    }
+}

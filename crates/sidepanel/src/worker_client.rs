@@ -28,6 +28,20 @@ pub fn request(message_type: protocol::MessageType, request_id: &str, payload: V
     json!({ "type": message_type.as_str(), "requestId": request_id, "payload": payload })
 }
 
+/// A request envelope; run-scoped types carry the run's id beside the payload.
+pub fn run_request(
+    message_type: protocol::MessageType,
+    request_id: &str,
+    run_id: Option<&str>,
+    payload: Value,
+) -> Value {
+    let mut envelope = request(message_type, request_id, payload);
+    if let (Some(run_id), Some(map)) = (run_id, envelope.as_object_mut()) {
+        map.insert("runId".to_owned(), json!(run_id));
+    }
+    envelope
+}
+
 /// The data of a successful answer to `request_id`; anything else is an error
 /// (a missing answer, another request's answer, a malformed envelope).
 pub fn unwrap_response(request_id: &str, response: &Value) -> Result<Value, WorkerError> {
@@ -71,6 +85,18 @@ mod tests {
         assert_eq!(unwrap_response("r", &ok), Ok(json!("light")));
         let failed = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": "X", "message": "m"}}});
         assert_eq!(unwrap_response("r", &failed), Err(WorkerError::new("X", "m")));
+    }
+
+    #[test]
+    fn run_requests_carry_the_run_id_and_validate_as_envelopes() {
+        use protocol::messages::{ParseOptions, parse_envelope};
+        let envelope = run_request(protocol::MessageType::AiStreamCancel, "req-1", Some("run-1"), json!({}));
+        assert_eq!(envelope["runId"], "run-1");
+        let parsed = parse_envelope(&envelope, &ParseOptions::default()).expect("valid");
+        assert_eq!(parsed.run_id.as_deref(), Some("run-1"));
+        let plain = run_request(protocol::MessageType::LoadTheme, "req-2", None, json!({}));
+        assert!(plain.get("runId").is_none());
+        assert!(parse_envelope(&plain, &ParseOptions::default()).is_ok());
     }
 
     #[test]

@@ -1,0 +1,629 @@
+//! The panel's static structure, built once under `#app`: banner, header
+//! with its menus, the toast, the settings panel (General and Models), the
+//! About dialog, the chat container and the composer. Element ids are the
+//! original's so habits, styles and tests keep working.
+
+use super::icons;
+use crate::dom::{El, el, icon};
+use crate::settings::REASONING_EFFORTS;
+use crate::shortcut;
+use crate::view::TAB_GATE_TEXT;
+use protocol::constants::SendMessageShortcut;
+use wasm_bindgen::JsValue;
+use web_sys::Element;
+
+pub const REPOSITORY_URL: &str = "https://github.com/dbccccccc/Typst-Side-Agent";
+pub const FORUM_URL: &str = "https://forum.typst.app/u/dbcccc/summary";
+pub const CHROME_WEB_STORE_URL: &str = "https://chromewebstore.google.com/detail/eljacjoifoamnmbclmhlpcdabdioleab";
+
+/// The empty chat's suggestions: (title, subtitle, prompt, icon).
+pub const SUGGESTIONS: [(&str, &str, &str, &[&str]); 3] = [
+    (
+        "Fix compile errors",
+        "Read the diagnostics and propose a fix",
+        "Look at the current diagnostics, explain each error and propose fixes.",
+        icons::FIX,
+    ),
+    (
+        "Improve this document",
+        "Structure, clarity and Typst style",
+        "Review this document and suggest the changes that would improve it most.",
+        icons::IMPROVE,
+    ),
+    (
+        "Explain this file",
+        "Walk through the Typst code",
+        "Read this document and explain how it is put together.",
+        icons::EXPLAIN,
+    ),
+];
+
+fn button(class: &str) -> El {
+    el("button").attr("type", "button").class(class)
+}
+
+fn field(label: &str, control: Element) -> Element {
+    el("label")
+        .class("field")
+        .child(el("span").class("field-label").text(label))
+        .child(control)
+        .build()
+}
+
+fn check_field(id: &str, label: &str) -> Element {
+    el("label")
+        .class("check-field")
+        .child(el("input").id(id).attr("type", "checkbox"))
+        .child(el("span").text(label))
+        .build()
+}
+
+fn text_input(id: &str, kind: &str, placeholder: &str) -> Element {
+    el("input")
+        .id(id)
+        .attr("type", kind)
+        .attr("placeholder", placeholder)
+        .attr("autocomplete", "off")
+        .attr("spellcheck", "false")
+        .build()
+}
+
+fn section(label: &str, children: Vec<Element>) -> Element {
+    el("div")
+        .class("settings-section")
+        .child(el("div").class("settings-label").text(label))
+        .children(children)
+        .build()
+}
+
+fn header() -> Element {
+    let about = button("app-mark")
+        .id("about-icon-button")
+        .label("About Typst Side Agent")
+        .attr("aria-haspopup", "dialog")
+        .attr("aria-controls", "about-dialog-layer")
+        .child(el("img").attr("src", "../../icons/icon32.png").attr("alt", ""));
+    let session = el("div")
+        .class("dropdown")
+        .id("session-dropdown")
+        .child(
+            button("header-btn")
+                .id("session-current")
+                .attr("title", "Switch chat")
+                .attr("aria-haspopup", "menu")
+                .attr("aria-expanded", "false")
+                .attr("aria-controls", "session-menu")
+                .child(icon(14, icons::CHAT))
+                .child(el("span").id("session-name").class("header-btn-label").text("New chat"))
+                .child(icon(12, icons::CHEVRON_DOWN)),
+        )
+        .child(
+            el("div")
+                .id("session-menu")
+                .class("dropdown-menu")
+                .flag("hidden", true)
+                .child(el("div").id("session-list").class("dropdown-list").attr("role", "list"))
+                .child(button("dropdown-action").id("session-new").text("+ New chat")),
+        );
+    let model = el("div")
+        .class("dropdown")
+        .id("model-selector")
+        .child(
+            button("header-btn header-btn-sm")
+                .id("model-current")
+                .attr("title", "Model used for new messages")
+                .attr("aria-haspopup", "menu")
+                .attr("aria-expanded", "false")
+                .attr("aria-controls", "model-menu")
+                .child(icon(13, icons::MODEL))
+                .child(el("span").id("model-name").class("header-btn-label").text("No model"))
+                .child(icon(12, icons::CHEVRON_DOWN)),
+        )
+        .child(
+            el("div")
+                .id("model-menu")
+                .class("dropdown-menu dropdown-menu-right")
+                .flag("hidden", true)
+                .child(el("div").id("model-list").class("dropdown-list").attr("role", "list")),
+        );
+    let settings = button("icon-btn")
+        .id("settings-toggle")
+        .label("Settings")
+        .attr("aria-controls", "settings-panel")
+        .attr("aria-expanded", "false")
+        .child(icon(15, icons::SLIDERS));
+    el("header")
+        .class("header")
+        .child(
+            el("div")
+                .class("header-left")
+                .child(about)
+                .child(
+                    el("h1")
+                        .id("app-title")
+                        .class("visually-hidden")
+                        .text("Typst Side Agent"),
+                )
+                .child(session),
+        )
+        .child(el("div").class("header-right").child(model).child(settings))
+        .build()
+}
+
+fn toast() -> Element {
+    let icon_box = el("span")
+        .class("status-toast-icon")
+        .attr("aria-hidden", "true")
+        .child(el("span").class("status-toast-info-icon").child(icon(15, icons::INFO)))
+        .child(
+            el("span")
+                .class("status-toast-error-icon")
+                .child(icon(15, icons::WARNING)),
+        );
+    let actions = el("span")
+        .class("status-toast-actions")
+        .child(
+            button("status-toast-action status-copy")
+                .id("status-copy")
+                .attr("title", "Copy message")
+                .attr("aria-label", "Copy the notification text")
+                .child(el("span").class("status-copy-icon").child(icon(13, icons::COPY)))
+                .child(el("span").class("status-copy-check").child(icon(13, icons::CHECK))),
+        )
+        .child(
+            button("status-toast-action")
+                .id("status-close")
+                .attr("title", "Dismiss")
+                .attr("aria-label", "Dismiss the notification")
+                .child(icon(13, icons::CLOSE)),
+        );
+    el("div")
+        .id("status-region")
+        .class("status-region")
+        .attr("aria-live", "polite")
+        .attr("aria-atomic", "true")
+        .child(
+            el("div")
+                .id("status")
+                .class("status-toast")
+                .attr("role", "status")
+                .attr("aria-hidden", "true")
+                .flag("hidden", true)
+                .child(icon_box)
+                .child(el("span").id("status-message").class("status-toast-message"))
+                .child(actions),
+        )
+        .build()
+}
+
+fn shortcut_select() -> Element {
+    let options = SendMessageShortcut::ALL
+        .iter()
+        .map(|s| el("option").attr("value", s.as_str()).text(shortcut::label(*s)).build());
+    el("select").id("send-message-shortcut").children(options).build()
+}
+
+fn general_pane() -> Element {
+    let theme = el("div")
+        .class("seg-switch")
+        .id("theme-switch")
+        .attr("role", "group")
+        .attr("aria-label", "Appearance")
+        .child(
+            button("seg-opt")
+                .attr("data-theme", "light")
+                .attr("aria-pressed", "false")
+                .text("Light"),
+        )
+        .child(
+            button("seg-opt active")
+                .attr("data-theme", "dark")
+                .attr("aria-pressed", "true")
+                .text("Dark"),
+        )
+        .build();
+    let history = el("input")
+        .id("history-cap")
+        .attr("type", "number")
+        .attr("min", "8")
+        .attr("max", "200")
+        .attr("step", "1")
+        .attr("value", "40")
+        .build();
+    let auto_name = el("select")
+        .id("auto-name-model")
+        .child(el("option").attr("value", "").text("Off (never rename chats)"))
+        .build();
+    let prompt = el("textarea")
+        .id("system-prompt")
+        .attr("rows", "5")
+        .attr("placeholder", "Empty: the built-in instructions are used.")
+        .build();
+    let about = button("about-settings-button")
+        .id("about-settings-button")
+        .attr("aria-haspopup", "dialog")
+        .attr("aria-controls", "about-dialog-layer")
+        .child(
+            el("span")
+                .class("about-settings-mark")
+                .attr("aria-hidden", "true")
+                .child(el("img").attr("src", "../../icons/icon32.png").attr("alt", "")),
+        )
+        .child(
+            el("span")
+                .class("about-settings-copy")
+                .child(el("strong").text("Typst Side Agent"))
+                .child(el("span").id("about-settings-version").text("Version")),
+        )
+        .child(
+            el("span")
+                .class("about-settings-arrow")
+                .child(icon(15, icons::CHEVRON_RIGHT)),
+        )
+        .build();
+    el("section")
+        .class("settings-tab-pane active")
+        .attr("data-pane", "general")
+        .attr("role", "tabpanel")
+        .children([
+            section("Appearance", vec![theme]),
+            section(
+                "Send message",
+                vec![field(
+                    "The chosen shortcut sends; the other Enter shortcuts start a new line.",
+                    shortcut_select(),
+                )],
+            ),
+            section(
+                "History cap",
+                vec![field(
+                    "How many chat messages the model sees at most (8 to 200); older turns are summarised.",
+                    history,
+                )],
+            ),
+            section(
+                "Auto-name chats",
+                vec![field(
+                    "After each message this model gives the chat a short title. Chats you renamed keep their name.",
+                    auto_name,
+                )],
+            ),
+            section(
+                "System prompt",
+                vec![
+                    field("Extra instructions for every run.", prompt),
+                    el("div")
+                        .class("form-actions")
+                        .child(button("btn btn-primary").id("save-general-settings").text("Save"))
+                        .build(),
+                ],
+            ),
+            section("About", vec![about]),
+        ])
+        .build()
+}
+
+fn models_pane() -> Element {
+    let efforts = REASONING_EFFORTS
+        .iter()
+        .map(|(value, label)| el("option").attr("value", value).text(label).build());
+    let form = el("div")
+        .id("model-form")
+        .class("entity-form")
+        .flag("hidden", true)
+        .child(
+            el("div")
+                .id("model-form-title")
+                .class("entity-form-title")
+                .text("Add model"),
+        )
+        .child(el("input").id("model-form-id").attr("type", "hidden"))
+        .child(field("Name", text_input("mf-name", "text", "My model")))
+        .child(field(
+            "API base URL",
+            text_input("mf-base-url", "text", "https://api.example.com/v1"),
+        ))
+        .child(check_field(
+            "mf-insecure",
+            "Allow unencrypted HTTP to this exact origin (keys and documents travel in clear text)",
+        ))
+        .child(field("API key", text_input("mf-api-key", "password", "sk-…")))
+        .child(field("Model ID", text_input("mf-model-id", "text", "model-name")))
+        .child(check_field("mf-vision", "Accepts images"))
+        .child(field(
+            "Reasoning effort (sent as reasoning_effort when not Default)",
+            el("select").id("mf-reasoning-effort").children(efforts).build(),
+        ))
+        .child(
+            el("div")
+                .class("form-actions")
+                .child(button("btn btn-ghost").id("mf-cancel").text("Cancel"))
+                .child(button("btn btn-primary").id("mf-save").text("Save")),
+        );
+    el("section")
+        .class("settings-tab-pane")
+        .attr("data-pane", "models")
+        .attr("role", "tabpanel")
+        .flag("hidden", true)
+        .child(
+            el("div")
+                .class("settings-section")
+                .child(el("div").class("settings-label").text("Models"))
+                .child(
+                    el("div")
+                        .id("model-registry")
+                        .class("model-registry")
+                        .attr("role", "list"),
+                )
+                .child(button("ghost-btn").id("add-model-btn").text("+ Add model"))
+                .child(form),
+        )
+        .build()
+}
+
+fn settings_panel() -> Element {
+    let tabs = el("nav")
+        .class("settings-tabs")
+        .id("settings-tabs")
+        .attr("role", "tablist")
+        .child(
+            button("settings-tab active")
+                .attr("data-tab", "general")
+                .attr("role", "tab")
+                .attr("aria-selected", "true")
+                .text("General"),
+        )
+        .child(
+            button("settings-tab")
+                .attr("data-tab", "models")
+                .attr("role", "tab")
+                .attr("aria-selected", "false")
+                .text("Models"),
+        );
+    el("div")
+        .id("settings-panel")
+        .class("settings-panel collapsed")
+        .flag("hidden", true)
+        .child(
+            el("div")
+                .class("settings-inner")
+                .child(
+                    el("div")
+                        .class("settings-topline")
+                        .child(el("strong").class("settings-title").text("Settings"))
+                        .child(
+                            button("icon-btn settings-close")
+                                .id("settings-close")
+                                .label("Close settings")
+                                .child(icon(16, icons::CLOSE)),
+                        ),
+                )
+                .child(tabs)
+                .child(general_pane())
+                .child(models_pane()),
+        )
+        .build()
+}
+
+fn about_link(id: Option<&str>, href: &str, title: &str, subtitle: &str) -> Element {
+    let mut link = el("a")
+        .class("about-resource-link")
+        .attr("href", href)
+        .attr("target", "_blank")
+        .attr("rel", "noopener noreferrer");
+    if let Some(id) = id {
+        link = link.id(id);
+    }
+    link.child(
+        el("span")
+            .class("about-resource-copy")
+            .child(el("strong").text(title))
+            .child(el("span").text(subtitle)),
+    )
+    .child(
+        el("span")
+            .class("about-resource-arrow")
+            .child(icon(14, icons::EXTERNAL)),
+    )
+    .build()
+}
+
+fn about_dialog() -> Element {
+    let dialog = el("section")
+        .class("dialog about-dialog")
+        .attr("role", "dialog")
+        .attr("aria-modal", "true")
+        .attr("aria-labelledby", "about-dialog-title")
+        .attr("aria-describedby", "about-dialog-description")
+        .child(
+            el("header")
+                .class("dialog-header")
+                .child(
+                    el("div")
+                        .class("dialog-heading")
+                        .child(el("strong").id("about-dialog-title").text("About Typst Side Agent"))
+                        .child(el("span").id("about-dialog-version").text("Version")),
+                )
+                .child(
+                    button("dialog-close")
+                        .id("about-dialog-close")
+                        .label("Close About")
+                        .child(icon(15, icons::CLOSE)),
+                ),
+        )
+        .child(
+            el("div")
+                .class("dialog-body about-dialog-body")
+                .child(
+                    el("div")
+                        .class("about-hero")
+                        .child(el("img").attr("src", "../../icons/icon48.png").attr("alt", ""))
+                        .child(
+                            el("p")
+                                .id("about-dialog-description")
+                                .class("about-description")
+                                .text("An AI assistant that works beside your Typst document: it reads the file, its diagnostics and the project's files, and answers in the side panel."),
+                        ),
+                )
+                .child(
+                    el("div")
+                        .class("about-resource-list")
+                        .attr("aria-label", "Links")
+                        .child(about_link(None, REPOSITORY_URL, "GitHub", "Source code, releases and issue tracker"))
+                        .child(about_link(None, FORUM_URL, "Typst Forum", "Reach the author and share feedback"))
+                        .child(about_link(
+                            Some("about-chrome-store-link"),
+                            CHROME_WEB_STORE_URL,
+                            "Chrome Web Store",
+                            "The extension's store listing",
+                        )),
+                ),
+        );
+    el("div")
+        .id("about-dialog-layer")
+        .class("dialog-layer")
+        .attr("role", "presentation")
+        .flag("hidden", true)
+        .child(dialog)
+        .build()
+}
+
+/// The suggestions shown in an empty chat (they only prefill the input).
+pub fn empty_state() -> Element {
+    let buttons = SUGGESTIONS.iter().map(|(title, subtitle, prompt, paths)| {
+        button("empty-suggestion")
+            .attr("data-prompt", prompt)
+            .child(el("span").class("empty-suggestion-icon").child(icon(15, paths)))
+            .child(
+                el("span")
+                    .class("empty-suggestion-copy")
+                    .child(el("strong").text(title))
+                    .child(el("small").text(subtitle)),
+            )
+            .child(
+                el("span")
+                    .class("empty-suggestion-arrow")
+                    .child(icon(14, icons::CHEVRON_RIGHT)),
+            )
+            .build()
+    });
+    el("div")
+        .class("empty-state")
+        .child(
+            el("div")
+                .class("empty-suggestions")
+                .attr("aria-label", "Suggested prompts")
+                .children(buttons),
+        )
+        .child(
+            el("p")
+                .class("hint")
+                .text("Pick a starting point, or ask anything about the open document."),
+        )
+        .build()
+}
+
+fn context_option(kind: &str, title: &str, hint: &str) -> Element {
+    button("add-context-opt")
+        .attr("data-add", kind)
+        .attr("role", "menuitem")
+        .child(el("span").class("opt-title").text(title))
+        .child(el("span").class("opt-hint").text(hint))
+        .build()
+}
+
+fn composer() -> Element {
+    let context = el("div")
+        .class("add-context-wrap")
+        .id("add-context-wrap")
+        .child(
+            button("add-context-btn")
+                .id("add-context-btn")
+                .attr("title", "Attach context for the agent")
+                .attr("aria-haspopup", "menu")
+                .attr("aria-expanded", "false")
+                .attr("aria-controls", "add-context-menu")
+                .child(icon(13, icons::PLUS))
+                .append_text("Context"),
+        )
+        .child(
+            el("div")
+                .id("add-context-menu")
+                .class("add-context-menu")
+                .attr("role", "menu")
+                .flag("hidden", true)
+                .child(context_option(
+                    "selection",
+                    "Editor selection",
+                    "Attach the text selected in the editor.",
+                ))
+                .child(context_option(
+                    "preview",
+                    "Preview screenshot",
+                    "Capture the rendered Typst page.",
+                ))
+                .child(context_option(
+                    "opened_image",
+                    "Opened image file",
+                    "Attach the image open in the preview.",
+                )),
+        );
+    el("div")
+        .class("composer")
+        .child(
+            el("div")
+                .class("composer-surface")
+                .child(el("div").id("context-attachments").class("context-attachments"))
+                .child(
+                    el("div").class("input-row").child(
+                        el("textarea")
+                            .id("user-input")
+                            .attr("rows", "1")
+                            .attr("placeholder", "Ask something about this document…")
+                            .attr("aria-label", "Message"),
+                    ),
+                )
+                .child(
+                    el("div")
+                        .class("composer-toolbar")
+                        .child(el("div").class("context-bar").child(context))
+                        .child(
+                            el("div")
+                                .class("composer-actions")
+                                .child(
+                                    el("span")
+                                        .id("send-shortcut-hint")
+                                        .class("send-shortcut")
+                                        .attr("aria-hidden", "true")
+                                        .text("Enter"),
+                                )
+                                .child(button("send-btn").id("send-btn").label("Send message (Enter)")),
+                        ),
+                ),
+        )
+        .build()
+}
+
+/// Builds everything under `#app`; returns the element the chat mounts in.
+pub fn build(app: &Element) -> Result<Element, JsValue> {
+    let banner = el("div")
+        .id("tab-gate-banner")
+        .class("banner tab-gate-banner")
+        .attr("role", "status")
+        .flag("hidden", true)
+        .text(TAB_GATE_TEXT)
+        .build();
+    let chat = el("div").class("chat-area").build();
+    for part in [
+        banner,
+        header(),
+        toast(),
+        settings_panel(),
+        chat.clone(),
+        about_dialog(),
+        composer(),
+    ] {
+        app.append_child(&part)?;
+    }
+    Ok(chat)
+}
