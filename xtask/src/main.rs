@@ -5,6 +5,7 @@
 //! how the wasm is produced, how the ZIP is written, and what `verify` runs.
 //! It needs only the machine's Rust, Node and apt; everything else it installs.
 
+mod bench;
 mod build;
 mod codegen;
 mod fuzz;
@@ -24,6 +25,7 @@ commands:
                      compare the bytes with the existing ZIP)
   codegen [--check]  write extension/src/content/protocol-constants.js from the protocol crate
                      (--check: fail if the committed file differs)
+  bench              build, then measure the extension in Chromium (reported, not asserted)
   fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
                      not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
@@ -52,6 +54,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("codegen") => codegen::codegen(check),
         Some("verify") if !check => verify::verify(),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("bench") if !check => bench::bench(),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())

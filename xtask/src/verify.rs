@@ -56,7 +56,7 @@ fn apt_get() -> Command {
     command
 }
 
-fn ensure_chromium() -> Result<()> {
+pub fn ensure_chromium() -> Result<()> {
     if Path::new(CHROMIUM).exists() {
         return Ok(());
     }
@@ -102,7 +102,7 @@ fn browser_tests() -> Result<()> {
         .current_dir(&tests)
         .env("TSA_EXTENSION_DIR", layout::extension_dir())
         .env("TSA_PACKAGE_ZIP", layout::zip_path())
-        .env("TSA_CHROMIUM", CHROMIUM);
+        .env("TSA_CHROMIUM_PATH", CHROMIUM);
     process::run(&mut npm)
 }
 

@@ -23,13 +23,6 @@ impl RequestError {
         }
     }
 
-    fn at(code: &'static str, path: &'static str, message: impl Into<String>) -> Self {
-        RequestError {
-            code,
-            message: message.into(),
-            path,
-        }
-    }
 }
 
 /// A message that passed the envelope checks.

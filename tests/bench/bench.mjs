@@ -1,0 +1,47 @@
+// `cargo xtask bench`: performance figures of the built extension in the real
+// browser. Reported, never asserted: the numbers depend on the machine.
+//
+// Each measurement runs several times and prints min / median / max:
+// - worker cold wake: the worker is stopped through CDP, then one request is
+//   timed from chrome.runtime.sendMessage to its answer (in an extension page).
+
+import { Harness, unpackedExtensionDir } from '../browser/harness.mjs';
+
+const ROUNDS = Number(process.env.TSA_BENCH_ROUNDS || 10);
+
+function summary(label, samples, unit = 'ms') {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  const fmt = value => value.toFixed(1);
+  console.log(`${label}: median ${fmt(median)} ${unit}, min ${fmt(sorted[0])}, max ${fmt(sorted[sorted.length - 1])} (${sorted.length} runs)`);
+}
+
+async function coldWake(h) {
+  const samples = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    await h.request('LOAD_THEME', {});
+    await h.stopWorker();
+    const { ms, ok } = await h.control.evaluate(async envelope => {
+      const started = performance.now();
+      const answer = await chrome.runtime.sendMessage(envelope);
+      return { ms: performance.now() - started, ok: answer?.payload?.ok === true };
+    }, { type: 'LOAD_THEME', requestId: `bench-wake-${round}`, payload: {} });
+    if (!ok) throw new Error('the woken worker did not answer LOAD_THEME');
+    samples.push(ms);
+  }
+  summary('worker cold wake', samples);
+}
+
+async function main() {
+  const h = await Harness.launch(unpackedExtensionDir(), { label: 'bench' });
+  try {
+    await coldWake(h);
+  } finally {
+    await h.close();
+  }
+}
+
+main().catch(error => {
+  console.error(error);
+  process.exitCode = 1;
+});
