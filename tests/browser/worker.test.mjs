@@ -9,6 +9,8 @@ import { expectError, expectOk, forEachBuild } from './suite.mjs';
 const MAIN_WORLD_FILES = [
   'src/content/protocol-constants.js',
   'src/content/bridge-protocol.js',
+  'src/content/workspace.js',
+  'src/content/diagnostics.js',
   'src/content/main.js',
 ];
 

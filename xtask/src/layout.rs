@@ -62,6 +62,8 @@ pub const SHIPPED: &[Shipped] = &[
         "extension/src/content/bridge-protocol.js",
     ),
     repo("src/content/isolated.js", "extension/src/content/isolated.js"),
+    repo("src/content/workspace.js", "extension/src/content/workspace.js"),
+    repo("src/content/diagnostics.js", "extension/src/content/diagnostics.js"),
     repo("src/content/main.js", "extension/src/content/main.js"),
     wasm("src/wasm/worker_core.js"),
     wasm("src/wasm/worker_core_bg.wasm"),

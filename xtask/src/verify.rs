@@ -22,6 +22,8 @@ const CLASSIC_SCRIPTS: &[&str] = &[
     "extension/src/content/protocol-constants.js",
     "extension/src/content/bridge-protocol.js",
     "extension/src/content/isolated.js",
+    "extension/src/content/workspace.js",
+    "extension/src/content/diagnostics.js",
     "extension/src/content/main.js",
 ];
 

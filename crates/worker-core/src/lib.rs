@@ -18,6 +18,7 @@ pub mod cancel;
 pub mod context;
 pub mod docs;
 pub mod envelope;
+pub mod page_client;
 pub mod platform;
 pub mod provider;
 pub mod router;

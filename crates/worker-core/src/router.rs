@@ -61,6 +61,9 @@ impl<P: Platform> Worker<P> {
                 theme::load(self.platform.storage()).await
             }
             MessageType::SaveTheme => theme::save(self.platform.storage(), &request.payload).await,
+            MessageType::GetEditorContext | MessageType::GetPreview | MessageType::GetDiagnostics => {
+                crate::page_client::route(&self.platform, request).await
+            }
             MessageType::GenerateSessionTitle => {
                 crate::title::handle(self.platform.network(), self.platform.clock(), &request.payload).await
             }

@@ -11,7 +11,36 @@
   'use strict';
   const constants = root.__typstAgentProtocolConstants;
   if (!constants) return;
-  if (root.__typstAgentBridgeProtocol?.version === constants.BRIDGE_VERSION) return;
+  // The bridge version is the wire contract; the revision counts changes to
+  // this adapter's rules. A page that kept an older adapter (the extension was
+  // updated while the tab stayed open) gets the new rules on re-injection.
+  const ADAPTER_REVISION = 2;
+  const installed = root.__typstAgentBridgeProtocol;
+  if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
+
+  // Bounds of page requests and answers, in UTF-16 code units (JavaScript
+  // string length) unless named otherwise. They equal the Rust `protocol`
+  // crate's limits; a native test in `content-bridge` reads this object and
+  // fails when the two disagree.
+  const LIMITS = Object.freeze({
+    MAX_PAGE_DOCUMENT_CHARS: 1048576,
+    MAX_PAGE_SELECTION_CHARS: 65536,
+    MAX_PAGE_WORKSPACE_CHARS: 65536,
+    MAX_PAGE_DIAGNOSTICS: 200,
+    MAX_PAGE_DIAGNOSTICS_CHARS: 262144,
+    MAX_PREVIEW_DATA_URL_CHARS: 2097152,
+    MAX_CONTEXT_RESPONSE_CHARS: 2300000,
+    MAX_NUMBERED_DOCUMENT_CHARS: 65000,
+    MAX_CONTEXT_REQUEST_CHARS: 64000,
+    DEFAULT_READ_DOC_CHARS: 28000,
+    MAX_EDITOR_TOKEN_CHARS: 200,
+    MAX_PAGE_ERROR_CHARS: 2000,
+    MAX_PREVIEW_SIDE_PX: 4096,
+    MAX_DIAGNOSTIC_MESSAGE_CHARS: 2000,
+    MAX_DIAGNOSTIC_SEVERITY_CHARS: 16,
+    MAX_DIAGNOSTIC_KIND_CHARS: 32,
+    MAX_DIAGNOSTIC_TEXT_CHARS: 500
+  });
 
   const { TYPES } = constants;
   const PAGE_REQUESTS = new Set(constants.PAGE_REQUESTS);
@@ -28,10 +57,45 @@
     return typeof value === 'string' && value.trim() !== '' && value.length <= maxLength;
   }
 
+  // `null` and absent mean the same, as in the worker's checks.
+  const given = value => value !== undefined && value !== null;
+  const isCount = value => Number.isInteger(value) && value >= 0;
+  const optional = (value, test) => !given(value) || test(value);
+  const boundedText = max => value => typeof value === 'string' && value.length <= max;
+
+  function jsonLength(value) {
+    try {
+      return JSON.stringify(value).length;
+    } catch {
+      return Infinity;
+    }
+  }
+
+  function onlyFields(object, allowed) {
+    return Object.keys(object).every(field => allowed.includes(field));
+  }
+
   // Exact payload rules for what the page accepts. A payload with any field
   // outside `allowed`, or missing one in `required`, is refused.
   const PAYLOAD_RULES = {
     [TYPES.PAGE_GET_PROBE]: { allowed: [], required: [] },
+    [TYPES.PAGE_GET_DIAGNOSTICS]: { allowed: [], required: [] },
+    [TYPES.PAGE_GET_CONTEXT]: {
+      allowed: ['projection', 'startLine', 'endLine', 'maxChars'],
+      required: [],
+      check: payload => optional(payload.projection, value => ['full', 'edit', 'numbered', 'identity'].includes(value))
+        && optional(payload.startLine, value => Number.isInteger(value) && value >= 1)
+        && optional(payload.endLine, value => Number.isInteger(value) && value >= 1)
+        && !(given(payload.startLine) && given(payload.endLine) && payload.endLine < payload.startLine)
+        && optional(payload.maxChars, value => Number.isInteger(value) && value >= 1 && value <= LIMITS.MAX_CONTEXT_REQUEST_CHARS)
+    },
+    [TYPES.PAGE_GET_PREVIEW]: {
+      allowed: ['tabId', 'preferTypstCanvas', 'preferAssetImage'],
+      required: [],
+      check: payload => optional(payload.tabId, isCount)
+        && optional(payload.preferTypstCanvas, value => typeof value === 'boolean')
+        && optional(payload.preferAssetImage, value => typeof value === 'boolean')
+    },
     [TYPES.PAGE_BRIDGE_INIT]: { allowed: [], required: [] },
     [TYPES.PAGE_BRIDGE_READY]: { allowed: [], required: [] },
     [TYPES.PAGE_QUICK_SELECTION]: { allowed: [], required: [] },
@@ -68,9 +132,69 @@
     return validPayload(message.type, message.payload);
   }
 
+  const CONTEXT_FIELDS = [
+    'error', 'fullText', 'numberedDocument', 'cursorPos', 'cursorLine', 'cursorColumn',
+    'selectedText', 'selectionFrom', 'selectionTo', 'docLength', 'lineCount', 'editorToken',
+    'workspace', 'truncated', 'selectionTruncated', 'startLine', 'endLine', 'nextStartLine'
+  ];
+  const CONTEXT_COUNTS = [
+    'cursorPos', 'cursorLine', 'cursorColumn', 'selectionFrom', 'selectionTo',
+    'docLength', 'lineCount', 'startLine', 'endLine', 'nextStartLine'
+  ];
+
+  function validContextData(data) {
+    if (!onlyFields(data, CONTEXT_FIELDS) || jsonLength(data) > LIMITS.MAX_CONTEXT_RESPONSE_CHARS) return false;
+    return optional(data.error, boundedText(LIMITS.MAX_PAGE_ERROR_CHARS))
+      && optional(data.fullText, boundedText(LIMITS.MAX_PAGE_DOCUMENT_CHARS))
+      && optional(data.numberedDocument, boundedText(LIMITS.MAX_NUMBERED_DOCUMENT_CHARS))
+      && optional(data.selectedText, boundedText(LIMITS.MAX_PAGE_SELECTION_CHARS))
+      && optional(data.editorToken, value => nonBlank(value, LIMITS.MAX_EDITOR_TOKEN_CHARS))
+      && optional(data.workspace, value => jsonLength(value) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS)
+      && CONTEXT_COUNTS.every(field => optional(data[field], isCount))
+      && ['truncated', 'selectionTruncated'].every(field => optional(data[field], value => typeof value === 'boolean'));
+  }
+
+  const PREVIEW_DATA_URL = /^data:image\/(?:png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/i;
+  const PREVIEW_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+  const previewSide = value => Number.isInteger(value) && value >= 1 && value <= LIMITS.MAX_PREVIEW_SIDE_PX;
+
+  function validPreviewData(data) {
+    if (!onlyFields(data, ['error', 'dataUrl', 'width', 'height', 'mimeType'])) return false;
+    if (given(data.error)) return boundedText(LIMITS.MAX_PAGE_ERROR_CHARS)(data.error);
+    return typeof data.dataUrl === 'string' && data.dataUrl.length <= LIMITS.MAX_PREVIEW_DATA_URL_CHARS
+      && PREVIEW_DATA_URL.test(data.dataUrl)
+      && previewSide(data.width) && previewSide(data.height)
+      && optional(data.mimeType, value => PREVIEW_MIME_TYPES.includes(value));
+  }
+
+  const DIAGNOSTIC_FIELDS = ['severity', 'message', 'line', 'column', 'kind', 'original', 'suggestion'];
+
+  function validDiagnostic(item) {
+    return isPlainObject(item) && onlyFields(item, DIAGNOSTIC_FIELDS)
+      && boundedText(LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS)(item.message)
+      && optional(item.severity, boundedText(LIMITS.MAX_DIAGNOSTIC_SEVERITY_CHARS))
+      && optional(item.kind, boundedText(LIMITS.MAX_DIAGNOSTIC_KIND_CHARS))
+      && optional(item.original, boundedText(LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS))
+      && optional(item.suggestion, boundedText(LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS))
+      && optional(item.line, isCount) && optional(item.column, isCount);
+  }
+
+  function validDiagnosticsData(data) {
+    if (!onlyFields(data, ['diagnostics', 'error', 'truncated', 'totalCount'])) return false;
+    if (jsonLength(data) > LIMITS.MAX_PAGE_DIAGNOSTICS_CHARS) return false;
+    const items = data.diagnostics;
+    return Array.isArray(items) && items.length <= LIMITS.MAX_PAGE_DIAGNOSTICS && items.every(validDiagnostic)
+      && optional(data.error, boundedText(LIMITS.MAX_PAGE_ERROR_CHARS))
+      && optional(data.truncated, value => typeof value === 'boolean')
+      && optional(data.totalCount, value => isCount(value) && value >= items.length);
+  }
+
   // What each page request may answer with. Types without a rule here are not
   // served by this runtime yet, so the isolated world refuses them up front.
   const RESPONSE_DATA_RULES = {
+    [TYPES.PAGE_GET_CONTEXT]: data => isPlainObject(data) && validContextData(data),
+    [TYPES.PAGE_GET_PREVIEW]: data => isPlainObject(data) && validPreviewData(data),
+    [TYPES.PAGE_GET_DIAGNOSTICS]: data => isPlainObject(data) && validDiagnosticsData(data),
     [TYPES.PAGE_GET_PROBE]: data => isPlainObject(data)
       && Object.keys(data).length === constants.PROBE_FIELDS.length
       && constants.PROBE_FIELDS.every(field => typeof data[field] === 'boolean'),
@@ -98,6 +222,8 @@
 
   root.__typstAgentBridgeProtocol = Object.freeze({
     version: constants.BRIDGE_VERSION,
+    revision: ADAPTER_REVISION,
+    LIMITS,
     TYPES,
     PAGE_REQUESTS,
     SERVED_PAGE_REQUESTS: new Set(Object.keys(RESPONSE_DATA_RULES)),
@@ -107,6 +233,7 @@
     envelope,
     valid,
     validResponse,
-    validResponseData
+    validResponseData,
+    jsonLength
   });
 })(globalThis);

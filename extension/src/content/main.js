@@ -11,14 +11,14 @@
   'use strict';
   const bridge = globalThis.__typstAgentBridgeProtocol;
   const constants = globalThis.__typstAgentProtocolConstants;
-  if (!bridge || !constants) return;
-  const RUNTIME_VERSION = 12;
+  if (!bridge?.LIMITS || !constants) return;
+  const RUNTIME_VERSION = 13;
   const previousRuntime = window.__typstAgentMainRuntime;
   if (previousRuntime?.version === RUNTIME_VERSION) return;
   try { previousRuntime?.dispose?.(); } catch { /* an older runtime that cannot clean up */ }
   window.__typstAgentMainLoaded = true;
 
-  const { TYPES } = bridge;
+  const { TYPES, LIMITS } = bridge;
   const bridgeNonces = new Set();
   const cancelledRequests = new Map();
   let activeNonce = null;
@@ -46,43 +46,337 @@
     return null;
   }
 
-  // ---------- Page facts ----------
+  // One random token per EditorView object: a replaced view (another file was
+  // opened) gets a new token, so a prepared edit can tell it is stale.
+  const editorTokens = new WeakMap();
 
-  function visibleArea(element) {
-    const rect = element.getBoundingClientRect();
-    return { rect, area: Math.max(0, rect.width) * Math.max(0, rect.height) };
+  function editorToken(view) {
+    let token = editorTokens.get(view);
+    if (!token) {
+      token = crypto.randomUUID();
+      editorTokens.set(view, token);
+    }
+    return token;
   }
+
+  // ---------- Workspace ----------
+
+  function readWorkspace(includeProjectTree) {
+    const extract = globalThis.__typstAgentWorkspaceExtract;
+    if (typeof extract !== 'function') return null;
+    try {
+      const workspace = extract(document, { includeProjectTree });
+      if (workspace == null) return null;
+      if (bridge.jsonLength(workspace) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS) return workspace;
+      return { error: 'Workspace metadata was omitted because it exceeded the bridge limit.' };
+    } catch (error) {
+      return { error: String(error?.message || error).slice(0, 1000) };
+    }
+  }
+
+  // ---------- PAGE_GET_CONTEXT ----------
+
+  const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+
+  // Lines `first..last` as "<number padded to the widest line number>|<text>",
+  // joined by "\n", stopping before `maxChars` would be exceeded. A first line
+  // that alone is too long is cut to `maxChars`.
+  function numberedLines(doc, first, last, maxChars) {
+    const width = String(doc.lines).length;
+    const lines = [];
+    let used = 0;
+    let lastShown = first - 1;
+    let truncated = false;
+    for (let number = first; number <= last; number += 1) {
+      const line = `${String(number).padStart(width, ' ')}|${doc.line(number).text}`;
+      const separator = lines.length ? 1 : 0;
+      if (used + separator + line.length > maxChars) {
+        if (!lines.length) {
+          lines.push(line.slice(0, maxChars));
+          lastShown = number;
+        }
+        truncated = true;
+        break;
+      }
+      lines.push(line);
+      used += separator + line.length;
+      lastShown = number;
+    }
+    return {
+      text: lines.join('\n'),
+      endLine: Math.max(first, lastShown),
+      truncated,
+      nextStartLine: truncated && lastShown < last ? lastShown + 1 : null
+    };
+  }
+
+  function getContext(options) {
+    const projection = options.projection || 'full';
+    const workspace = readWorkspace(projection === 'identity');
+    if (projection === 'identity') return { workspace };
+    const view = findEditorView();
+    if (!view) return { error: 'EditorView not found', workspace };
+    const { state } = view;
+    const { doc } = state;
+    const selection = state.selection.main;
+    const headLine = doc.lineAt(selection.head);
+    const common = {
+      cursorPos: selection.head,
+      cursorLine: headLine.number,
+      cursorColumn: selection.head - headLine.from + 1,
+      selectedText: state.sliceDoc(selection.from, Math.min(selection.to, selection.from + LIMITS.MAX_PAGE_SELECTION_CHARS)),
+      selectionTruncated: selection.to - selection.from > LIMITS.MAX_PAGE_SELECTION_CHARS,
+      selectionFrom: selection.from,
+      selectionTo: selection.to,
+      docLength: doc.length,
+      lineCount: doc.lines,
+      editorToken: editorToken(view),
+      workspace
+    };
+    if (projection === 'numbered') {
+      const startLine = clamp(options.startLine || 1, 1, doc.lines);
+      const endLine = clamp(options.endLine || doc.lines, startLine, doc.lines);
+      const maxChars = clamp(options.maxChars || LIMITS.DEFAULT_READ_DOC_CHARS, 1, LIMITS.MAX_CONTEXT_REQUEST_CHARS);
+      const range = numberedLines(doc, startLine, endLine, maxChars);
+      const answer = { ...common, numberedDocument: range.text, startLine, endLine: range.endLine, truncated: range.truncated };
+      if (range.nextStartLine != null) answer.nextStartLine = range.nextStartLine;
+      return answer;
+    }
+    if (projection === 'edit' && doc.length > LIMITS.MAX_PAGE_DOCUMENT_CHARS) {
+      return {
+        error: `The document exceeds the ${LIMITS.MAX_PAGE_DOCUMENT_CHARS}-character safe edit limit.`,
+        docLength: doc.length,
+        lineCount: doc.lines
+      };
+    }
+    return {
+      ...common,
+      fullText: state.sliceDoc(0, Math.min(doc.length, LIMITS.MAX_PAGE_DOCUMENT_CHARS)),
+      truncated: doc.length > LIMITS.MAX_PAGE_DOCUMENT_CHARS
+    };
+  }
+
+  // ---------- PAGE_GET_PREVIEW ----------
+
+  function intersectsViewport(rect) {
+    const width = window.innerWidth || 1200;
+    const height = window.innerHeight || 800;
+    return !(rect.bottom < 0 || rect.top > height || rect.right < 0 || rect.left > width);
+  }
+
+  // The largest visible image outside the editor, preferring one that names
+  // the opened asset, then one labelled as a preview.
+  function dominantImage(workspace) {
+    const detailPath = String(workspace?.detail_path || '');
+    const basename = detailPath.split(/[/\\]/).pop().toLowerCase();
+    const stem = basename.replace(/\.(png|jpe?g|gif|webp|svg)$/i, '');
+    let best = null;
+    for (const image of document.querySelectorAll('img')) {
+      if (image.closest('.cm-editor')) continue;
+      const rect = image.getBoundingClientRect();
+      const area = rect.width * rect.height;
+      if (rect.width < 40 || rect.height < 40 || area < 12000 || !intersectsViewport(rect)) continue;
+      let score = area;
+      const described = `${image.currentSrc || image.src || ''} ${image.alt || ''}`.toLowerCase();
+      if (basename && (described.includes(basename) || described.includes(stem))) score += 1e15;
+      if (/image preview|preview/i.test(image.alt || '')) score += 1e12;
+      if (!best || score > best.score) best = { image, score };
+    }
+    return best?.image || null;
+  }
+
+  // Whether the image is an opened asset rather than page decoration.
+  function isAssetImage(image, workspace) {
+    if (!image) return false;
+    if (workspace?.preview_kind === 'binary_image_asset') return true;
+    if (/^(PNG|JPEG|JPG|GIF|WebP|SVG)/i.test(String(workspace?.detail_format || '').trim())) return true;
+    return /image preview|preview/i.test(image.alt || '');
+  }
+
+  // Draws the source onto a canvas no larger than 2048 px per side and encodes
+  // WebP at falling qualities, shrinking until the data URL fits the bridge.
+  function rasterize(source, width, height) {
+    try {
+      let scale = Math.min(1, 2048 / Math.max(width, height));
+      for (let attempt = 0; attempt < 7; attempt += 1) {
+        const canvas = document.createElement('canvas');
+        canvas.width = Math.max(1, Math.floor(width * scale));
+        canvas.height = Math.max(1, Math.floor(height * scale));
+        canvas.getContext('2d').drawImage(source, 0, 0, width, height, 0, 0, canvas.width, canvas.height);
+        for (const quality of [0.9, 0.78, 0.64]) {
+          const dataUrl = canvas.toDataURL('image/webp', quality);
+          if (dataUrl.length <= LIMITS.MAX_PREVIEW_DATA_URL_CHARS) {
+            return { dataUrl, width: canvas.width, height: canvas.height, mimeType: 'image/webp' };
+          }
+        }
+        scale *= 0.72;
+      }
+      return { error: 'Preview image exceeds the 2 MiB bridge limit after resizing.' };
+    } catch (error) {
+      // A cross-origin (tainted) source lands here with the browser's reason.
+      return { error: String(error?.message || error).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) };
+    }
+  }
+
+  function rasterizeImage(image) {
+    let width = image.naturalWidth || image.width;
+    let height = image.naturalHeight || image.height;
+    if (!width || !height) {
+      const rect = image.getBoundingClientRect();
+      width = Math.max(1, Math.floor(rect.width));
+      height = Math.max(1, Math.floor(rect.height));
+    }
+    return rasterize(image, width, height);
+  }
+
+  const rasterizeCanvas = canvas => rasterize(canvas, Math.max(1, Number(canvas.width) || 1), Math.max(1, Number(canvas.height) || 1));
+
+  function getPreview(options) {
+    if (options.preferTypstCanvas) {
+      const canvas = document.querySelector('canvas');
+      return canvas ? rasterizeCanvas(canvas) : { error: 'No Typst render canvas found' };
+    }
+    const workspace = readWorkspace(false);
+    const image = dominantImage(workspace);
+    if (options.preferAssetImage) {
+      if (!image) return { error: 'No large preview image found. Open an image in the preview column first.' };
+      return rasterizeImage(image);
+    }
+    if (isAssetImage(image, workspace)) {
+      const captured = rasterizeImage(image);
+      if (!captured.error) return captured;
+    }
+    const canvas = document.querySelector('canvas');
+    if (!canvas) return { error: image ? 'Image raster failed and no canvas found' : 'No canvas found' };
+    return rasterizeCanvas(canvas);
+  }
+
+  // ---------- PAGE_GET_DIAGNOSTICS ----------
+
+  // CodeMirror's lint underlines: exact positions, but only the severity.
+  function lintRanges(view) {
+    const found = [];
+    const seen = new Set();
+    const marks = view.dom.querySelectorAll('.cm-lintRange, .cm-lintRange-error, .cm-lintRange-warning, .cm-lintRange-info, [class*="cm-lintRange"]');
+    for (const mark of marks) {
+      try {
+        const position = view.posAtDOM(mark);
+        if (position == null) continue;
+        const className = String(mark.className);
+        const severity = className.includes('error') ? 'error' : className.includes('warning') ? 'warning' : 'info';
+        const line = view.state.doc.lineAt(position);
+        const key = `${line.number}:${severity}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const near = view.state.sliceDoc(position, Math.min(position + 40, view.state.doc.length)).split('\n')[0];
+        found.push({ severity, message: `${severity}: near "${near}"`, line: line.number, column: position - line.from + 1 });
+      } catch {
+        // A mark that left the document while we read it.
+      }
+    }
+    return found;
+  }
+
+  // The Improve panel's rows. A missing or failing parser must not read as a
+  // clean document, so it becomes a status row.
+  function improveRows() {
+    try {
+      const rows = globalThis.__typstAgentImproveExtract?.(document);
+      if (Array.isArray(rows)) return rows;
+    } catch {
+      // Reported as a status row below.
+    }
+    return [{
+      severity: 'warning',
+      message: 'The Improve panel parser is unavailable. Reload the Typst tab and read diagnostics again.',
+      line: null,
+      column: null,
+      kind: 'typst-status',
+      original: null,
+      suggestion: null
+    }];
+  }
+
+  // Each lint range takes the text of an unused Improve compiler row on the
+  // same line (same severity first) and keeps its own column. Spelling rows
+  // never replace a compiler underline; unpaired Improve rows follow.
+  function mergeDiagnostics(ranges, rows) {
+    const byLine = new Map();
+    for (const row of rows) {
+      if (!row || typeof row.line !== 'number') continue;
+      if (!byLine.has(row.line)) byLine.set(row.line, []);
+      byLine.get(row.line).push(row);
+    }
+    const used = new Set();
+    const merged = [];
+    for (const range of ranges) {
+      const candidates = (byLine.get(range.line) || []).filter(row => row.kind !== 'spelling' && !used.has(row));
+      const match = candidates.find(row => row.severity === range.severity) || candidates[0];
+      if (!match) {
+        merged.push(range);
+        continue;
+      }
+      used.add(match);
+      merged.push({
+        severity: match.severity || range.severity,
+        message: match.message || range.message,
+        line: range.line,
+        column: range.column ?? match.column ?? null,
+        kind: match.kind || 'typst',
+        original: match.original || null,
+        suggestion: match.suggestion || null
+      });
+    }
+    for (const row of rows) if (!used.has(row)) merged.push(row);
+    const seen = new Set();
+    return merged
+      .filter(item => {
+        const key = `${item.line}|${item.severity}|${String(item.message || '').slice(0, 160)}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      })
+      .sort((a, b) => (a.line || 0) - (b.line || 0));
+  }
+
+  const countOrNull = value => (Number.isInteger(value) && value >= 0 ? value : null);
+  const textOrNull = (value, max) => (value == null ? null : String(value).slice(0, max));
+
+  function getDiagnostics() {
+    const view = findEditorView();
+    if (!view) return { diagnostics: [], error: 'EditorView not found' };
+    const all = mergeDiagnostics(lintRanges(view), improveRows());
+    const diagnostics = [];
+    // Room for the envelope around the items.
+    let budget = LIMITS.MAX_PAGE_DIAGNOSTICS_CHARS - 1000;
+    for (const item of all) {
+      if (diagnostics.length >= LIMITS.MAX_PAGE_DIAGNOSTICS) break;
+      const bounded = {
+        severity: String(item?.severity || 'info').slice(0, LIMITS.MAX_DIAGNOSTIC_SEVERITY_CHARS),
+        message: String(item?.message || '').slice(0, LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS),
+        line: countOrNull(item?.line),
+        column: countOrNull(item?.column),
+        kind: String(item?.kind || 'typst').slice(0, LIMITS.MAX_DIAGNOSTIC_KIND_CHARS),
+        original: textOrNull(item?.original, LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS),
+        suggestion: textOrNull(item?.suggestion, LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS)
+      };
+      const length = bridge.jsonLength(bounded);
+      if (length > budget) break;
+      budget -= length;
+      diagnostics.push(bounded);
+    }
+    return { diagnostics, totalCount: all.length, truncated: diagnostics.length < all.length };
+  }
+
+  // ---------- PAGE_GET_PROBE ----------
 
   function largestCanvasArea() {
     let largest = 0;
     for (const canvas of document.querySelectorAll('canvas')) {
-      largest = Math.max(largest, canvas.width * canvas.height);
+      largest = Math.max(largest, (canvas.width || 0) * (canvas.height || 0));
     }
     return largest;
   }
-
-  function intersectsViewport(rect) {
-    return rect.bottom > 0 && rect.right > 0 && rect.top < window.innerHeight && rect.left < window.innerWidth;
-  }
-
-  // The largest visible image outside the editor, if it looks like the
-  // preview column's image.
-  function previewImageShown() {
-    let best = null;
-    for (const image of document.querySelectorAll('img')) {
-      if (image.closest('.cm-editor')) continue;
-      const { rect, area } = visibleArea(image);
-      if (rect.width < 40 || rect.height < 40 || area < 12_000 || !intersectsViewport(rect)) continue;
-      if (!best || area > best.area) best = { image, area };
-    }
-    return Boolean(best && /image preview|preview/i.test(best.image.alt || ''));
-  }
-
-  const IMPROVE_PANEL_LABELS = new Set([
-    'no compiler errors', 'no compiler error', 'no compiler warnings', 'no compiler warning',
-    'no spelling mistakes', 'misspellings', 'compiler errors', 'compiler error',
-    'compiler warnings', 'compiler warning', 'improve'
-  ]);
 
   function ownText(element) {
     let text = '';
@@ -92,24 +386,34 @@
     return text.replace(/\s+/g, ' ').trim();
   }
 
+  const IMPROVE_MARKER = /^(No\s+compiler\s+(errors?|warnings?)|No\s+spelling\s+mistakes|Misspellings|Compiler\s+(errors?|warnings?)|Improve)$/i;
+
+  // The Improve panel shows one of its section labels in the left half.
   function improvePanelShown() {
-    const cutoff = Math.max(360, window.innerWidth * 0.5);
+    const cutoff = Math.max(360, (window.innerWidth || 1200) * 0.5);
     for (const element of document.querySelectorAll('span, div, p, h1, h2, h3, h4, button, strong, em, a, li')) {
       const text = ownText(element);
-      if (!text || text.length > 40 || !IMPROVE_PANEL_LABELS.has(text.toLowerCase())) continue;
+      if (!text || text.length > 40 || !IMPROVE_MARKER.test(text)) continue;
       const rect = element.getBoundingClientRect();
-      if (rect.width > 0 && rect.height > 0 && rect.left <= cutoff) return true;
+      if ((rect.width > 0 || rect.height > 0) && rect.left <= cutoff) return true;
     }
     return false;
   }
 
   function getProbe() {
     const view = findEditorView();
+    let previewImage = false;
+    try {
+      const workspace = readWorkspace(false);
+      previewImage = isAssetImage(dominantImage(workspace), workspace);
+    } catch {
+      // No image can be offered then.
+    }
     return {
       editor: Boolean(view),
       selection: Boolean(view && !view.state.selection.main.empty),
-      typstCanvas: largestCanvasArea() > 20_000,
-      previewImage: previewImageShown(),
+      typstCanvas: largestCanvasArea() > 20000,
+      previewImage,
       improvePanel: improvePanelShown()
     };
   }
@@ -146,7 +450,10 @@
   }
 
   const HANDLERS = {
-    [TYPES.PAGE_GET_PROBE]: () => getProbe()
+    [TYPES.PAGE_GET_PROBE]: () => getProbe(),
+    [TYPES.PAGE_GET_CONTEXT]: payload => getContext(payload),
+    [TYPES.PAGE_GET_DIAGNOSTICS]: () => getDiagnostics(),
+    [TYPES.PAGE_GET_PREVIEW]: payload => getPreview(payload)
   };
 
   function handleBridgeMessage(event) {

@@ -30,7 +30,7 @@
       PAGE_BRIDGE_READY: "PAGE_BRIDGE_READY"
     }),
     PAGE_REQUESTS: Object.freeze(["PAGE_GET_CONTEXT", "PAGE_GET_PREVIEW", "PAGE_GET_DIAGNOSTICS", "PAGE_GET_PROBE", "PAGE_CANCEL_REQUEST", "PAGE_SHOW_EDIT_PREVIEW", "PAGE_CLEAR_EDIT_PREVIEW", "PAGE_APPLY_EDIT"]),
-    MAIN_WORLD_FILES: Object.freeze(["src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/main.js"]),
+    MAIN_WORLD_FILES: Object.freeze(["src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/workspace.js", "src/content/diagnostics.js", "src/content/main.js"]),
     PROBE_FIELDS: Object.freeze(["editor", "selection", "typstCanvas", "previewImage", "improvePanel"])
   });
 })(globalThis);

@@ -1,0 +1,445 @@
+// The panel shell in the real side panel (chrome.sidePanel.open, not a tab):
+// first run, the model form and menu, General settings, the About dialog and
+// the toast, the session menu, and a message sent from the composer reaching
+// the scripted model endpoint with the user's text; then Stop and a panel
+// reopened during a run.
+//
+// Everything is driven through the panel's own DOM (clicks, input events,
+// key events) and checked against the worker's stored state through
+// h.request(), so a test fails when either side is wrong.
+
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
+import { poll } from './harness.mjs';
+import { forEachBuild } from './suite.mjs';
+
+const FIXTURE_BASE_URL = 'https://model.fixture/v1';
+const REPLY = 'The fixture document has one heading.';
+
+// ------------------------------------------------------------ panel helpers
+// (serialised into the panel with Function.prototype.toString)
+
+function click(selector) {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(`no element ${selector}`);
+  element.click();
+  return true;
+}
+
+function setValue([selector, value]) {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(`no element ${selector}`);
+  if (element.type === 'checkbox') element.checked = value;
+  else element.value = value;
+  element.dispatchEvent(new Event('input', { bubbles: true }));
+  element.dispatchEvent(new Event('change', { bubbles: true }));
+  return true;
+}
+
+function visible(selector) {
+  const element = document.querySelector(selector);
+  return !!element && !element.hidden && element.checkVisibility();
+}
+
+function text(selector) {
+  return document.querySelector(selector)?.textContent ?? null;
+}
+
+function toast() {
+  const status = document.getElementById('status');
+  return {
+    visible: !status.hidden && status.classList.contains('is-visible'),
+    error: status.classList.contains('is-error'),
+    role: status.getAttribute('role'),
+    text: document.getElementById('status-message').textContent,
+  };
+}
+
+/** Dispatches a keydown on `selector`; true when the panel handled it (prevented the default). */
+function keydown([selector, init]) {
+  const element = document.querySelector(selector);
+  const event = new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init });
+  return !element.dispatchEvent(event);
+}
+
+function sessionRows() {
+  return [...document.querySelectorAll('#session-list [data-session-id]')].map(row => ({
+    id: row.dataset.sessionId,
+    name: row.querySelector('.dropdown-item-name')?.textContent ?? null,
+    active: row.classList.contains('active'),
+  }));
+}
+
+// ------------------------------------------------------------ node helpers
+
+async function settings(h) {
+  return h.request('LOAD_SETTINGS', {});
+}
+
+async function addModelThroughForm(panel, { name, url, key = 'sk-fixture', modelId, vision = false, effort = 'default', insecure = false }) {
+  await panel.evaluate(click, '#add-model-btn');
+  await panel.waitFor(visible, '#model-form', { message: '#model-form to open' });
+  for (const [selector, value] of [
+    ['#mf-name', name], ['#mf-base-url', url], ['#mf-api-key', key], ['#mf-model-id', modelId],
+    ['#mf-vision', vision], ['#mf-reasoning-effort', effort],
+  ]) {
+    await panel.evaluate(setValue, [selector, value]);
+  }
+  if (insecure) await panel.evaluate(setValue, ['#mf-insecure', true]);
+  await panel.evaluate(click, '#mf-save');
+}
+
+forEachBuild('panel shell', get => {
+  let fixture = null;
+  let panel = null;
+  let endpoint = null;
+
+  it('opens settings on the Models tab on first run, with no model', async () => {
+    const h = get();
+    endpoint = new ModelEndpoint({ script: () => [step.content(REPLY, { chunks: 3 }), step.finish('stop')] });
+    h.useModelEndpoint(endpoint);
+    fixture = await h.openFixtureTab({ cm: 'latest' });
+    await h.activateTab(fixture.tabId);
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    panel = await h.openSidePanel({ windowId });
+    await panel.waitForReady();
+
+    await panel.waitFor(visible, '#settings-panel', { message: 'settings to open on first run' });
+    const state = await panel.evaluate(() => ({
+      collapsed: document.getElementById('settings-panel').classList.contains('collapsed'),
+      toggleExpanded: document.getElementById('settings-toggle').getAttribute('aria-expanded'),
+      tabs: [...document.querySelectorAll('.settings-tab')].map(t => [t.dataset.tab, t.classList.contains('active')]),
+      modelsPane: !document.querySelector('[data-pane="models"]').hidden,
+      generalPane: !document.querySelector('[data-pane="general"]').hidden,
+      modelName: document.getElementById('model-name').textContent,
+    }));
+    assert.deepEqual(state, {
+      collapsed: false,
+      toggleExpanded: 'true',
+      tabs: [['general', false], ['models', true]],
+      modelsPane: true,
+      generalPane: false,
+      modelName: 'No model',
+    }, 'only General and Models exist; Models is open');
+    await panel.evaluate(click, '#model-current');
+    assert.match(await panel.evaluate(text, '#model-list'), /Settings → Models/);
+    await panel.evaluate(click, '#model-current');
+  });
+
+  it('adds models through the form (endpoint policy, cleartext acknowledgement) and selects one from the menu', async () => {
+    const h = get();
+    // Missing fields: refused with an error toast, nothing stored.
+    await panel.evaluate(click, '#add-model-btn');
+    await panel.evaluate(click, '#mf-save');
+    const missing = await panel.waitFor(() => {
+      const status = document.getElementById('status');
+      return status.classList.contains('is-error') ? document.getElementById('status-message').textContent : null;
+    }, undefined, { message: 'an error toast for missing fields' });
+    assert.match(missing, /Fill in/);
+    assert.equal((await panel.evaluate(toast)).role, 'alert');
+    await panel.evaluate(click, '#status-close');
+    await panel.waitFor(() => document.getElementById('status').hidden, undefined, { message: 'toast dismissed' });
+    await panel.evaluate(click, '#mf-cancel');
+
+    // Cleartext HTTP to a non-loopback origin needs the exact-origin acknowledgement.
+    await addModelThroughForm(panel, { name: 'LAN model', url: 'http://192.0.2.10:8080/v1', modelId: 'lan' });
+    const refused = await panel.waitFor(() => document.getElementById('status').classList.contains('is-error')
+      && document.getElementById('status-message').textContent, undefined, { message: 'cleartext refusal' });
+    assert.match(refused, /http:\/\/192\.0\.2\.10:8080/);
+    assert.deepEqual((await settings(h)).models, []);
+    await panel.evaluate(setValue, ['#mf-insecure', true]);
+    await panel.evaluate(setValue, ['#mf-base-url', 'http://192.0.2.10:8080/v1']);
+    assert.equal(await panel.evaluate(() => document.getElementById('mf-insecure').checked), false,
+      'editing the URL unticks the acknowledgement');
+    await panel.evaluate(setValue, ['#mf-insecure', true]);
+    await panel.evaluate(click, '#mf-save');
+    const lan = await poll(async () => (await settings(h)).models.find(m => m.name === 'LAN model'),
+      { message: 'the LAN model stored' });
+    assert.equal(lan.insecureTransportAcknowledgedOrigin, 'http://192.0.2.10:8080');
+    assert.equal(lan.insecureTransportAcknowledged, true);
+
+    await addModelThroughForm(panel, {
+      name: 'Fixture', url: FIXTURE_BASE_URL, modelId: 'fixture-model', vision: true, effort: 'low',
+    });
+    const fixtureModel = await poll(async () => (await settings(h)).models.find(m => m.name === 'Fixture'),
+      { message: 'the fixture model stored' });
+    assert.equal(fixtureModel.apiBaseUrl, FIXTURE_BASE_URL);
+    assert.equal(fixtureModel.modelId, 'fixture-model');
+    assert.equal(fixtureModel.supportsVision, true);
+    assert.equal(fixtureModel.reasoningEffort, 'low');
+    assert.equal(fixtureModel.insecureTransportAcknowledged, false);
+    await panel.waitFor(() => document.querySelectorAll('#model-registry [data-model-id]').length === 2, undefined,
+      { message: 'two registry rows' });
+    assert.equal(await panel.evaluate(visible, '#model-form'), false, 'the form closes after saving');
+
+    // Select the fixture model from the header menu.
+    await panel.evaluate(click, '#model-current');
+    await panel.evaluate(id => document.querySelector(`#model-list [data-model-id="${id}"]`).click(), fixtureModel.id);
+    await poll(async () => (await settings(h)).activeModelId === fixtureModel.id, { message: 'activeModelId saved' });
+    await panel.waitFor(() => document.getElementById('model-name').textContent === 'Fixture', undefined,
+      { message: '#model-name shows the selected model' });
+    assert.equal(await panel.evaluate(visible, '#model-menu'), false);
+
+    // Delete the LAN model from the registry.
+    await panel.evaluate(id => document.querySelector(`#model-registry [data-model-id="${id}"] [data-action="delete"]`).click(), lan.id);
+    await poll(async () => (await settings(h)).models.length === 1, { message: 'LAN model removed' });
+    assert.equal((await settings(h)).activeModelId, fixtureModel.id);
+  });
+
+  it('saves General settings (fields, shortcut, theme) and the composer follows the shortcut', async () => {
+    const h = get();
+    await panel.evaluate(click, '.settings-tab[data-tab="general"]');
+    await panel.waitFor(visible, '[data-pane="general"]');
+    const modelId = (await settings(h)).activeModelId;
+    await panel.evaluate(setValue, ['#send-message-shortcut', 'ctrl-enter']);
+    await panel.evaluate(setValue, ['#history-cap', '300']);
+    await panel.evaluate(setValue, ['#system-prompt', '  Answer briefly.  ']);
+    await panel.evaluate(setValue, ['#auto-name-model', modelId]);
+    await panel.evaluate(click, '#save-general-settings');
+    const saved = await poll(async () => {
+      const s = await settings(h);
+      return s.sendMessageShortcut === 'ctrl-enter' ? s : null;
+    }, { message: 'General settings saved' });
+    assert.equal(saved.maxHistoryMessages, 200);
+    assert.equal(saved.systemPrompt, 'Answer briefly.');
+    assert.equal(saved.autoNameModelId, modelId);
+    assert.equal(saved.models.length, 1, 'a General save leaves the models alone');
+    await panel.waitFor(() => document.getElementById('send-shortcut-hint').textContent === 'Ctrl + Enter');
+    assert.equal(await panel.evaluate(() => document.getElementById('send-btn').getAttribute('aria-label')),
+      'Send message (Ctrl + Enter)');
+    assert.equal(await panel.evaluate(() => document.getElementById('history-cap').value), '200');
+
+    // With Ctrl + Enter configured, plain Enter and Shift + Enter stay newlines.
+    assert.equal(await panel.evaluate(keydown, ['#user-input', { key: 'Enter' }]), false);
+    assert.equal(await panel.evaluate(keydown, ['#user-input', { key: 'Enter', shiftKey: true }]), false);
+    assert.equal(await panel.evaluate(keydown, ['#user-input', { key: 'Enter', ctrlKey: true }]), true);
+    assert.equal(await panel.evaluate(keydown, ['#user-input', { key: 'Enter', ctrlKey: true, isComposing: true }]), false);
+
+    // Back to Enter and no auto-naming (the send test checks the endpoint's requests).
+    await panel.evaluate(setValue, ['#send-message-shortcut', 'enter']);
+    await panel.evaluate(setValue, ['#auto-name-model', '']);
+    await panel.evaluate(click, '#save-general-settings');
+    await poll(async () => (await settings(h)).sendMessageShortcut === 'enter', { message: 'shortcut restored' });
+    assert.equal((await settings(h)).autoNameModelId, null);
+
+    // The theme switch applies and saves at once.
+    await panel.evaluate(click, '#theme-switch [data-theme="light"]');
+    assert.equal(await panel.evaluate(() => document.documentElement.dataset.theme), 'light');
+    await poll(async () => (await h.request('LOAD_THEME', {})) === 'light', { message: 'light theme saved' });
+    await panel.evaluate(click, '#theme-switch [data-theme="dark"]');
+    await poll(async () => (await h.request('LOAD_THEME', {})) === 'dark', { message: 'dark theme saved' });
+  });
+
+  it('shows the About dialog with the manifest version, and Escape closes it, then settings', async () => {
+    const h = get();
+    await panel.evaluate(click, '#about-settings-button');
+    await panel.waitFor(visible, '#about-dialog-layer');
+    const about = await panel.evaluate(() => ({
+      title: document.getElementById('about-dialog-title').textContent,
+      version: document.getElementById('about-dialog-version').textContent,
+      links: [...document.querySelectorAll('.about-resource-link')].map(a => [a.href, a.rel, a.target]),
+      store: document.getElementById('about-chrome-store-link').href,
+      focused: document.activeElement?.id,
+      modal: document.querySelector('#about-dialog-layer [role="dialog"]').getAttribute('aria-modal'),
+    }));
+    assert.equal(about.title, 'About Typst Side Agent');
+    assert.equal(about.version, `Version ${h.manifest.version}`);
+    assert.equal(about.links.length, 3);
+    assert.ok(about.links.every(([href, rel, target]) => href.startsWith('https://') && rel === 'noopener noreferrer' && target === '_blank'));
+    assert.equal(about.store, 'https://chromewebstore.google.com/detail/eljacjoifoamnmbclmhlpcdabdioleab');
+    assert.equal(about.focused, 'about-dialog-close');
+    assert.equal(about.modal, 'true');
+    await panel.evaluate(keydown, ['body', { key: 'Escape' }]);
+    assert.equal(await panel.evaluate(visible, '#about-dialog-layer'), false);
+    assert.equal(await panel.evaluate(visible, '#settings-panel'), true, 'Escape closes only the dialog first');
+    assert.equal(await panel.evaluate(() => document.activeElement?.id), 'about-settings-button');
+    await panel.evaluate(keydown, ['body', { key: 'Escape' }]);
+    assert.equal(await panel.evaluate(visible, '#settings-panel'), false);
+    assert.equal(await panel.evaluate(() => document.activeElement?.id), 'settings-toggle');
+
+    await panel.evaluate(click, '#about-icon-button');
+    await panel.waitFor(visible, '#about-dialog-layer');
+    await panel.evaluate(click, '#about-dialog-close');
+    assert.equal(await panel.evaluate(visible, '#about-dialog-layer'), false);
+    assert.equal(await panel.evaluate(() => document.activeElement?.id), 'about-icon-button');
+  });
+
+  it('creates, renames, switches and deletes chats from the session menu', async () => {
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const list = () => h.request('SESSION_LIST', { projectId });
+    const first = await poll(async () => {
+      const sessions = await list();
+      return sessions.length === 1 ? sessions[0] : null;
+    }, { message: 'the project got its first chat' });
+    assert.equal(first.name, 'New chat');
+    assert.equal(await panel.evaluate(text, '#session-name'), 'New chat');
+
+    await panel.evaluate(click, '#session-current');
+    await panel.waitFor(visible, '#session-menu');
+    await panel.evaluate(click, '#session-new');
+    const two = await poll(async () => {
+      const sessions = await list();
+      return sessions.length === 2 ? sessions : null;
+    }, { message: 'a second chat' });
+    const second = two.find(s => s.id !== first.id);
+    await panel.waitFor(id => document.querySelector('#session-list .active')?.dataset.sessionId === id, second.id,
+      { message: 'the new chat is the active row' });
+
+    // Rename the first chat inline: the input is bounded and Enter commits.
+    await panel.evaluate(click, '#session-current');
+    await panel.waitFor(visible, '#session-menu');
+    await panel.evaluate(id => document.querySelector(`#session-list [data-session-id="${id}"] [data-action="rename"]`).click(), first.id);
+    const maxLength = await panel.waitFor(() => document.querySelector('.dropdown-item-rename-input')?.maxLength, undefined,
+      { message: 'the rename input' });
+    assert.equal(maxLength, 80);
+    await panel.evaluate(setValue, ['.dropdown-item-rename-input', '  Chapter one  ']);
+    assert.equal(await panel.evaluate(keydown, ['.dropdown-item-rename-input', { key: 'Enter' }]), true);
+    const renamed = await poll(async () => (await list()).find(s => s.id === first.id && s.name === 'Chapter one'),
+      { message: 'rename stored' });
+    assert.equal(renamed.userRenamed, true);
+    await panel.waitFor(id => [...document.querySelectorAll('#session-list [data-session-id]')]
+      .some(r => r.dataset.sessionId === id && r.textContent.includes('Chapter one')), first.id,
+    { message: 'the row shows the new name' });
+
+    // Switch to it.
+    await panel.evaluate(id => document.querySelector(`#session-list [data-session-id="${id}"] [data-action="open"]`).click(), first.id);
+    await panel.waitFor(() => document.getElementById('session-name').textContent === 'Chapter one', undefined,
+      { message: '#session-name after switching' });
+    assert.equal(await panel.evaluate(visible, '#session-menu'), false);
+
+    // Delete the open chat: the newest remaining one opens.
+    await panel.evaluate(click, '#session-current');
+    await panel.evaluate(id => document.querySelector(`#session-list [data-session-id="${id}"] [data-action="delete"]`).click(), first.id);
+    await poll(async () => (await list()).length === 1, { message: 'chat deleted' });
+    await panel.waitFor(id => document.querySelector('#session-list .active')?.dataset.sessionId === id, second.id,
+      { message: 'the remaining chat opened' });
+    assert.deepEqual((await panel.evaluate(sessionRows)).map(r => r.id), [second.id]);
+
+    // Deleting the last chat creates a fresh one.
+    await panel.evaluate(id => document.querySelector(`#session-list [data-session-id="${id}"] [data-action="delete"]`).click(), second.id);
+    const fresh = await poll(async () => {
+      const sessions = await list();
+      return sessions.length === 1 && sessions[0].id !== second.id ? sessions[0] : null;
+    }, { message: 'a fresh chat after deleting the last' });
+    assert.equal(fresh.name, 'New chat');
+    await panel.evaluate(click, 'body');
+  });
+
+  it('sends a message from the composer and the scripted model endpoint receives the user text', async () => {
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const before = endpoint.requests.length;
+    await panel.waitFor(() => !document.getElementById('user-input').disabled, undefined,
+      { message: 'the composer is enabled on the fixture project' });
+    // A suggestion only prefills.
+    await panel.evaluate(click, '.empty-suggestion');
+    assert.ok((await panel.evaluate(() => document.getElementById('user-input').value)).length > 0);
+    await panel.evaluate(setValue, ['#user-input', 'What does this document contain?']);
+    await panel.evaluate(click, '#send-btn');
+
+    await panel.waitFor(() => document.querySelector('#messages .msg-user') !== null, undefined,
+      { message: 'the user message is shown' });
+    assert.equal(await panel.evaluate(() => document.getElementById('user-input').value), '');
+    await poll(() => endpoint.requests.length > before, { message: 'a request at the model endpoint', timeout: 30_000 });
+    const request = endpoint.requests[before];
+    assert.equal(request.body.model, 'fixture-model');
+    assert.equal(request.body.stream, true);
+    const userTexts = request.body.messages
+      .filter(m => m.role === 'user')
+      .map(m => typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
+    assert.ok(userTexts.some(t => t.includes('What does this document contain?')), JSON.stringify(userTexts));
+
+    await panel.waitFor(reply => document.querySelector('#messages .msg-assistant:not(.streaming)')?.textContent.includes(reply),
+      REPLY, { message: 'the streamed answer is rendered' });
+    await panel.waitFor(() => !document.getElementById('send-btn').classList.contains('is-stop'), undefined,
+      { message: 'Stop turns back into Send' });
+    const [session] = await h.request('SESSION_LIST', { projectId });
+    const stored = await poll(async () => {
+      const full = await h.request('SESSION_GET', { sessionId: session.id });
+      return full?.messages?.length === 2 ? full : null;
+    }, { message: 'the chat saved with both turns' });
+    assert.equal(stored.messages[0].role, 'user');
+    assert.equal(stored.messages[0].content, 'What does this document contain?');
+    assert.equal(stored.messages[0].activeEditorFile.relativePath, 'main.typ');
+    assert.equal(stored.messages[1].role, 'assistant');
+    assert.equal(stored.messages[1].content, REPLY);
+    assert.equal(stored.messages[1].responseStatus, 'complete');
+  });
+
+  it('a panel reopened during a run shows it continues and reloads the chat at its end', async () => {
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    let release;
+    const gate = new Promise(resolve => { release = resolve; });
+    endpoint.setScript(async () => {
+      await gate;
+      return [step.content('Finished while the panel was away.'), step.finish('stop')];
+    });
+    const before = endpoint.requests.length;
+    await panel.evaluate(setValue, ['#user-input', 'Take your time.']);
+    await panel.evaluate(click, '#send-btn');
+    await poll(() => endpoint.requests.length > before, { message: 'the slow request arrived' });
+    assert.equal(await panel.evaluate(() => document.getElementById('send-btn').classList.contains('is-stop')), true);
+
+    await panel.reload();
+    await panel.waitForReady();
+    const reconnected = await panel.waitFor(() => {
+      const message = document.getElementById('status-message').textContent;
+      return /continuing/i.test(message) ? {
+        stop: document.getElementById('send-btn').classList.contains('is-stop'),
+        inputDisabled: document.getElementById('user-input').disabled,
+      } : null;
+    }, undefined, { message: 'the reconnect notice' });
+    assert.deepEqual(reconnected, { stop: true, inputDisabled: true });
+
+    release();
+    await panel.waitFor(() => [...document.querySelectorAll('#messages .msg-assistant')]
+      .some(m => m.textContent.includes('Finished while the panel was away.')), undefined,
+    { message: 'the chat reloaded with the answer the worker saved' });
+    assert.equal(await panel.evaluate(() => document.getElementById('send-btn').classList.contains('is-stop')), false);
+    const [session] = await h.request('SESSION_LIST', { projectId });
+    const stored = await h.request('SESSION_GET', { sessionId: session.id });
+    assert.equal(stored.messages.at(-1).content, 'Finished while the panel was away.');
+    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
+  });
+
+  it('Stop during a run keeps the partial answer in the saved chat', async () => {
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    // Round one streams text and asks for the file tree; round two never
+    // answers, so the run is still going when Stop is pressed. (The pending
+    // route is left alone: the worker aborts its fetch.)
+    endpoint.setScript(body => {
+      if (!body.messages.some(m => m.role === 'tool')) {
+        return [
+          step.content('Partial answer', { chunks: 2 }),
+          step.toolCall({ id: 'call-tree-1', name: 'read_file_structure', arguments: '{}' }),
+          step.finish('tool_calls'),
+        ];
+      }
+      return new Promise(() => {});
+    });
+    const before = endpoint.requests.length;
+    await panel.evaluate(setValue, ['#user-input', 'Write a long essay.']);
+    await panel.evaluate(click, '#send-btn');
+    await poll(() => endpoint.requests.length > before + 1, { message: 'the second round is waiting' });
+    await panel.waitFor(() => document.querySelector('#messages .msg-assistant.streaming')?.textContent.includes('Partial answer'),
+      undefined, { message: 'the partial answer streams in' });
+    await panel.evaluate(click, '#send-btn');
+    await panel.waitFor(() => document.getElementById('status-message').textContent === 'Stopped', undefined,
+      { message: 'Stopped' });
+    const [session] = await h.request('SESSION_LIST', { projectId });
+    const stored = await poll(async () => {
+      const full = await h.request('SESSION_GET', { sessionId: session.id });
+      const last = full.messages.at(-1);
+      return last?.role === 'assistant' && last.content.includes('Partial answer') ? last : null;
+    }, { message: 'the partial answer saved' });
+    assert.equal(stored.responseStatus, 'incomplete');
+    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
+    await panel.close();
+    panel = null;
+    await fixture.page.close();
+  });
+});
