@@ -7,6 +7,7 @@
 
 use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
+use crate::runs::{self, Runs};
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, theme};
 use protocol::MessageType;
@@ -19,6 +20,9 @@ pub struct Worker<P: Platform> {
     /// The storage mutation queue and the chat repository's per-instance
     /// state; every stored-data write goes through its queue.
     pub store: SessionStore,
+    /// Reservations, active runs and the banners they wait on. Run messages
+    /// are handled concurrently; this state is only borrowed between awaits.
+    pub runs: Runs,
 }
 
 fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
@@ -36,6 +40,7 @@ impl<P: Platform> Worker<P> {
         Worker {
             platform,
             store: SessionStore::new(),
+            runs: Runs::new(),
         }
     }
 
@@ -66,6 +71,9 @@ impl<P: Platform> Worker<P> {
             }
             MessageType::GenerateSessionTitle => {
                 crate::title::handle(self.platform.network(), self.platform.clock(), &request.payload).await
+            }
+            other if runs::routes::is_routed(other) => {
+                runs::routes::handle(&self.platform, &self.runs, &self.store, request).await
             }
             other if sessions::routes::is_routed(other) => {
                 sessions::routes::handle(self.platform.storage(), self.platform.clock(), &self.store, request).await

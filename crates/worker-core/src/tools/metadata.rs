@@ -43,28 +43,7 @@ pub enum Approval {
     Trusted,
 }
 
-/// A page capability reported by `PAGE_GET_PROBE`; the wire names are what
-/// the panel shows as "missing".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Capability {
-    Editor,
-    Selection,
-    TypstCanvas,
-    PreviewImage,
-    ImprovePanel,
-}
-
-impl Capability {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Capability::Editor => "editor",
-            Capability::Selection => "selection",
-            Capability::TypstCanvas => "typstCanvas",
-            Capability::PreviewImage => "previewImage",
-            Capability::ImprovePanel => "improvePanel",
-        }
-    }
-}
+pub use content_bridge::probe::Capability;
 
 /// Page capabilities a tool needs before it runs, and what to tell the user
 /// while they are missing.
@@ -82,6 +61,9 @@ pub struct ToolPolicy {
     pub destination: &'static str,
     /// `None` when the tool needs no capability (or runs its own wait loop).
     pub preflight: Option<Preflight>,
+    /// The tool reads or changes the originating tab, which must still show
+    /// the page the run started on.
+    pub uses_tab: bool,
 }
 
 const EDIT_HINT: &str = "Show the editor of the file to be changed in the typst.app tab this chat started from.";
@@ -92,6 +74,7 @@ const fn read(destination: &'static str, preflight: Option<Preflight>) -> ToolPo
         approval: Approval::Automatic,
         destination,
         preflight,
+        uses_tab: true,
     }
 }
 
@@ -101,6 +84,7 @@ const fn write(capabilities: &'static [Capability], hint: &'static str) -> ToolP
         approval: Approval::Once,
         destination: "originating Typst editor",
         preflight: Some(Preflight { capabilities, hint }),
+        uses_tab: true,
     }
 }
 
@@ -123,7 +107,10 @@ pub fn builtin_policy(name: &str) -> Option<ToolPolicy> {
                 hint: "Open the Improve panel in the typst.app tab this chat started from.",
             }),
         ),
-        "read_typst_docs" => read("bundled Typst reference", None),
+        "read_typst_docs" => ToolPolicy {
+            uses_tab: false,
+            ..read("bundled Typst reference", None)
+        },
         "replace_lines" | "search_replace" | "patch_document" => write(&[Capability::Editor], EDIT_HINT),
         "insert_at_cursor" => write(
             &[Capability::Editor],

@@ -5,7 +5,10 @@
 //! [`plan`] orders one round's calls, [`preflight`] holds the waits for page
 //! capabilities and files, and [`read`] executes the read tools.
 
+pub mod dispatch;
 pub mod metadata;
 pub mod plan;
+pub mod preflight;
+pub mod read;
 pub mod registry;
 pub mod specs;

@@ -42,6 +42,8 @@ pub struct Route {
     pub approval: Approval,
     pub destination: String,
     pub preflight: Option<Preflight>,
+    /// Checked against the run's captured tab before anything else.
+    pub uses_tab: bool,
 }
 
 /// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
@@ -84,6 +86,7 @@ impl ToolRegistry {
                 approval: policy.approval,
                 destination: policy.destination.to_owned(),
                 preflight: policy.preflight,
+                uses_tab: policy.uses_tab,
             })?;
         }
         Ok(registry)

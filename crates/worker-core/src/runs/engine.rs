@@ -1,0 +1,390 @@
+//! The run loop: from an admitted `AI_STREAM_START` to its one terminal
+//! event.
+//!
+//! Everything a run depends on is captured when the user pressed Send and
+//! never re-read from the panel: the tab (and, once checked, its URL), the
+//! project and chat, the messages, the model settings, the approval mode
+//! (anything but an exact `auto` means Ask) and the file the message was
+//! about. The loop then streams up to 32 provider rounds; each round's tool
+//! calls are checked for reused ids, shown to the panel, executed in the
+//! planned order and answered to the model in provider order.
+//!
+//! However the run ends — done, stopped or failed — what the user saw is
+//! saved to the chat the run was started from, then exactly one terminal
+//! event goes out (`AI_STREAM_DONE`, `AI_STREAM_CANCELLED` or
+//! `AI_STREAM_ERROR`), and the run's chat, waiters and cancellation are
+//! released even if the future is dropped.
+
+use crate::batcher::StreamBatcher;
+use crate::cancel::Cancelled;
+use crate::context::{self, ConversationInput};
+use crate::platform::{Clock, Messenger, Platform, Tabs};
+use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, RoundRequest};
+use crate::runs::Runs;
+use crate::runs::coordinator::{AdmissionError, RunIdentity};
+use crate::runs::state::{RunContext, RunEvents, ToolOutput, tool_failure};
+use crate::runs::transcript::ResponseStatus;
+use crate::sessions::{SessionStore, Sessions, StorageError};
+use crate::settings;
+use crate::tools::dispatch::{Call, dispatch};
+use crate::tools::plan::execution_order;
+use crate::tools::read;
+use crate::tools::registry::{RegistryError, ToolRegistry};
+use protocol::active_file::ActiveEditorFile;
+use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
+use protocol::limits::MAX_TOOL_ROUNDS;
+use protocol::payloads::{
+    AiStreamStart, ContextProjection, ContextRequest, RunTerminal, StreamBatch, StreamDone, ToolCallInfo, ToolCalls,
+    ToolResult,
+};
+use protocol::tool_schema::parse_tool_arguments;
+use protocol::{Envelope, Payload};
+use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+
+/// The message of every `AI_STREAM_CANCELLED`.
+pub const CANCELLED_MESSAGE: &str = "Run cancelled.";
+
+/// Why a run failed (or `CANCELLED` when it was stopped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    pub code: String,
+    pub message: String,
+}
+
+impl RunError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        RunError {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn is_cancelled(&self) -> bool {
+        self.code == "CANCELLED"
+    }
+}
+
+impl From<Cancelled> for RunError {
+    fn from(_: Cancelled) -> Self {
+        RunError::new("CANCELLED", CANCELLED_MESSAGE)
+    }
+}
+
+impl From<ProviderError> for RunError {
+    fn from(error: ProviderError) -> Self {
+        if error.code == ProviderErrorCode::Cancelled {
+            return RunError::from(Cancelled);
+        }
+        RunError::new(error.code_str(), error.message)
+    }
+}
+
+impl From<StorageError> for RunError {
+    fn from(error: StorageError) -> Self {
+        RunError::new(error.code(), error.message)
+    }
+}
+
+impl From<RegistryError> for RunError {
+    fn from(error: RegistryError) -> Self {
+        RunError::new("TOOL_REGISTRY_INVALID", error.message)
+    }
+}
+
+/// Releases the run's chat, waiters and cancellation however the run ends,
+/// including when its future is dropped.
+struct Release<'a, P: Platform> {
+    runs: &'a Runs,
+    platform: &'a P,
+    run_id: String,
+}
+
+impl<P: Platform> Drop for Release<'_, P> {
+    fn drop(&mut self) {
+        self.runs.finish(&self.run_id, self.platform.clock().now_ms());
+    }
+}
+
+/// The file of the latest user message, if it carries one.
+pub fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
+    let latest = messages
+        .iter()
+        .rev()
+        .find(|message| message.get("role").and_then(Value::as_str) == Some("user"))?;
+    ActiveEditorFile::normalize(latest.get("activeEditorFile")?)
+}
+
+/// `AI_STREAM_START`: admits the run and drives it to its end. The answer is
+/// `{ok:true, runId}`, `{ok:true, cancelled:true, runId}` or
+/// `{ok:false, code, error, runId}`; a start that is not admitted is an
+/// error answer.
+pub async fn start<P: Platform>(
+    platform: &P,
+    runs: &Runs,
+    store: &SessionStore,
+    run_id: &str,
+    request: &AiStreamStart,
+) -> Result<Value, AdmissionError> {
+    let identity = RunIdentity {
+        run_id: run_id.to_owned(),
+        tab_id: request.tab_id,
+        project_id: request.project_id.clone(),
+        session_id: request.session_id.clone(),
+    };
+    let cancel = match runs.admit(&identity, platform.clock().now_ms()) {
+        Ok(cancel) => cancel,
+        Err(error) if error.is_cancelled() => {
+            // Stopped before it started: the panel still gets its one terminal event.
+            let event = Payload::AiStreamCancelled(RunTerminal {
+                code: "CANCELLED".into(),
+                message: CANCELLED_MESSAGE.into(),
+            });
+            platform
+                .messenger()
+                .broadcast(Envelope::run_event(event, run_id).to_value());
+            return Ok(json!({ "ok": true, "cancelled": true, "runId": run_id }));
+        }
+        Err(error) => return Err(error),
+    };
+    let _release = Release {
+        runs,
+        platform,
+        run_id: run_id.to_owned(),
+    };
+    let run = RunContext {
+        platform,
+        runs,
+        run_id: run_id.to_owned(),
+        tab_id: request.tab_id,
+        project_id: request.project_id.clone(),
+        session_id: request.session_id.clone(),
+        cancel,
+        events: RunEvents::new(platform.messenger(), run_id),
+        approval_mode: Cell::new(EditorApprovalMode::Ask),
+        tab_url: RefCell::new(None),
+        message_file: RefCell::new(
+            request
+                .active_editor_file
+                .clone()
+                .or_else(|| latest_user_file(&request.messages)),
+        ),
+        allowed: RefCell::new(HashSet::new()),
+    };
+    let outcome = drive(&run, request).await;
+    Ok(finish(&run, store, &request.messages, outcome).await)
+}
+
+/// Saves what the user saw to the run's own chat.
+async fn persist<P: Platform>(
+    run: &RunContext<'_, P>,
+    store: &SessionStore,
+    start_messages: &[Value],
+    status: ResponseStatus,
+) -> Result<(), RunError> {
+    let Some(entry) = run.events.transcript_entry(status) else {
+        return Ok(());
+    };
+    let sessions = Sessions::new(run.platform.storage(), run.platform.clock(), store);
+    sessions
+        .persist_run_transcript(&run.session_id, start_messages, &entry)
+        .await?;
+    Ok(())
+}
+
+/// Saves the transcript and sends the one terminal event.
+async fn finish<P: Platform>(
+    run: &RunContext<'_, P>,
+    store: &SessionStore,
+    start_messages: &[Value],
+    outcome: Result<(), RunError>,
+) -> Value {
+    let run_id = run.run_id.as_str();
+    let error = match outcome {
+        Ok(()) => match persist(run, store, start_messages, ResponseStatus::Complete).await {
+            Ok(()) => {
+                run.events.emit_terminal(Payload::AiStreamDone(StreamDone::default()));
+                return json!({ "ok": true, "runId": run_id });
+            }
+            // The answer is complete but could not be saved: the user must
+            // learn that, so the run reports the storage failure.
+            Err(error) => error,
+        },
+        Err(error) => error,
+    };
+    // A second failure to save adds nothing the user can act on; the panel
+    // keeps and saves its own copy of the partial answer.
+    let _ = persist(run, store, start_messages, ResponseStatus::Incomplete).await;
+    if run.cancel.is_cancelled() || error.is_cancelled() {
+        run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
+            code: "CANCELLED".into(),
+            message: CANCELLED_MESSAGE.into(),
+        }));
+        return json!({ "ok": true, "cancelled": true, "runId": run_id });
+    }
+    run.events.emit_terminal(Payload::AiStreamError(RunTerminal {
+        code: error.code.clone(),
+        message: error.message.clone(),
+    }));
+    json!({ "ok": false, "code": error.code, "error": error.message, "runId": run_id })
+}
+
+fn check_cancelled<P: Platform>(run: &RunContext<'_, P>) -> Result<(), RunError> {
+    if run.cancel.is_cancelled() {
+        Err(RunError::from(Cancelled))
+    } else {
+        Ok(())
+    }
+}
+
+/// The call as the panel shows it: parsed arguments, or why they are not.
+fn display_call(id: &str, name: &str, raw_args: &str) -> ToolCallInfo {
+    let args = parse_tool_arguments(raw_args).unwrap_or_else(|errors| {
+        let mut invalid = Map::new();
+        invalid.insert("invalid".into(), Value::Bool(true));
+        let message = errors.first().map(|e| e.message.clone()).unwrap_or_default();
+        invalid.insert("error".into(), Value::String(message));
+        invalid
+    });
+    ToolCallInfo {
+        id: id.to_owned(),
+        name: name.to_owned(),
+        args,
+    }
+}
+
+/// Checks the tab, learns the message file, resolves the model and runs the
+/// provider rounds.
+async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) -> Result<(), RunError> {
+    let platform = run.platform;
+    let tab_id = i64::try_from(request.tab_id).unwrap_or(i64::MAX);
+    let tab = run.cancel.race(platform.tabs().get(tab_id)).await?;
+    match tab {
+        Ok(tab) if tab.url.starts_with(TYPST_APP_PREFIX) => *run.tab_url.borrow_mut() = Some(tab.url),
+        _ => {
+            return Err(RunError::new(
+                "INVALID_RUN_TAB",
+                "The tab this chat started from is no longer a typst.app tab.",
+            ));
+        }
+    }
+
+    if run.message_file().is_none() {
+        // Neither the request nor the message names a file: use the
+        // breadcrumb of the editor as it is now.
+        let identity = ContextRequest {
+            tab_id: None,
+            projection: Some(ContextProjection::Numbered),
+            start_line: Some(1),
+            end_line: Some(1),
+            max_chars: Some(1),
+        };
+        if let Ok(context) = read::page_context(run, identity).await? {
+            run.set_message_file(context.active_file().cloned());
+        }
+    }
+
+    let settings = match &request.settings {
+        Some(settings) => Value::Object(settings.clone()),
+        None => settings::load(platform.storage()).await?,
+    };
+    run.approval_mode
+        .set(EditorApprovalMode::normalize(settings.get("editorApprovalMode")));
+    let record = match &request.model_config {
+        Some(record) => Value::Object(record.clone()),
+        None => settings::active_model(&settings).unwrap_or(Value::Null),
+    };
+    let model = ModelConfig::from_record(&record)?;
+    check_cancelled(run)?;
+
+    let registry = ToolRegistry::with_builtins()?;
+    let tools = registry.specs();
+    let message_file = run.message_file();
+    let attachments = request.attachments.clone().map(Value::Object);
+    let mut conversation = context::build_messages(&ConversationInput {
+        system_prompt: settings.get("systemPrompt").and_then(Value::as_str),
+        attachments: attachments.as_ref(),
+        message_file: message_file.as_ref(),
+        model: &model,
+        display_messages: &request.messages,
+        max_history_messages: settings.get("maxHistoryMessages").and_then(Value::as_f64),
+    });
+
+    let events = &run.events;
+    let mut batcher = StreamBatcher::new(|items| events.emit(Payload::AiStreamBatch(StreamBatch { items })));
+    let mut seen_ids: HashSet<String> = HashSet::new();
+    for _ in 0..MAX_TOOL_ROUNDS {
+        check_cancelled(run)?;
+        let round = RoundRequest {
+            model: &model,
+            messages: &conversation,
+            tools: &tools,
+        };
+        let output =
+            provider::stream_round(platform.network(), platform.clock(), &round, &run.cancel, &mut batcher).await?;
+        if output.tool_calls.is_empty() {
+            return Ok(());
+        }
+        batcher.flush();
+        for call in &output.tool_calls {
+            if !seen_ids.insert(call.id.clone()) {
+                return Err(RunError::new(
+                    "PROVIDER_DUPLICATE_TOOL_CALL_ID",
+                    "The model reused a tool-call id from earlier in this run.",
+                ));
+            }
+        }
+        run.events.emit(Payload::AiToolCalls(ToolCalls {
+            calls: output
+                .tool_calls
+                .iter()
+                .map(|call| display_call(&call.id, &call.name, &call.raw_args))
+                .collect(),
+        }));
+        conversation.push(context::assistant_tool_turn(
+            output.content.as_deref(),
+            output.reasoning.as_deref(),
+            &output.tool_calls,
+            model.reasoning_replay_enabled(),
+        ));
+
+        let pairs: Vec<(&str, &str)> = output
+            .tool_calls
+            .iter()
+            .map(|call| (call.name.as_str(), call.raw_args.as_str()))
+            .collect();
+        let mut results: Vec<Option<ToolOutput>> = vec![None; output.tool_calls.len()];
+        for index in execution_order(&pairs) {
+            let Some(call) = output.tool_calls.get(index) else {
+                continue;
+            };
+            check_cancelled(run)?;
+            let call_ref = Call {
+                id: &call.id,
+                name: &call.name,
+                raw_args: &call.raw_args,
+            };
+            let result = dispatch(run, &registry, call_ref).await?;
+            check_cancelled(run)?;
+            batcher.flush();
+            run.events.emit(Payload::AiToolResult(ToolResult {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                result: result.clone(),
+            }));
+            if let Some(slot) = results.get_mut(index) {
+                *slot = Some(result);
+            }
+        }
+        // The model gets its answers in the order it asked, whatever ran first.
+        for (call, result) in output.tool_calls.iter().zip(results) {
+            let result = result.unwrap_or_else(|| tool_failure("NOT_EXECUTED", "The tool was not executed."));
+            conversation.push(context::tool_result_message(&call.id, &Value::Object(result)));
+        }
+    }
+    Err(RunError::new(
+        "TOOL_ROUND_LIMIT",
+        format!("The agent stopped after {MAX_TOOL_ROUNDS} tool rounds."),
+    ))
+}

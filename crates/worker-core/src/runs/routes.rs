@@ -1,0 +1,110 @@
+//! The run messages the router hands over: `AI_RUN_RESERVE`,
+//! `AI_STREAM_START`, `AI_STREAM_CANCEL`, `AI_RUN_STATUS`,
+//! `AI_TOOL_PREFLIGHT_RESOLVE` and `AI_TOOL_APPROVAL_RESOLVE`.
+//!
+//! Payloads are parsed with the protocol's exact, fail-closed rules; the run
+//! id comes from the envelope (the router has already required it). Only
+//! `AI_STREAM_START` waits: its answer comes when the run ends, while every
+//! other run message is answered at once, so Stop and the banner buttons
+//! work while a run is streaming.
+
+use crate::envelope::{Request, RequestError};
+use crate::platform::{Clock, Platform};
+use crate::runs::coordinator::{AdmissionError, RunIdentity};
+use crate::runs::{RunSummary, Runs, engine};
+use crate::sessions::SessionStore;
+use protocol::{MessageType, Payload, ProtocolError};
+use serde_json::{Value, json};
+
+/// Whether `message_type` is a run message.
+pub fn is_routed(message_type: MessageType) -> bool {
+    matches!(
+        message_type,
+        MessageType::AiRunReserve
+            | MessageType::AiStreamStart
+            | MessageType::AiStreamCancel
+            | MessageType::AiRunStatus
+            | MessageType::AiToolPreflightResolve
+            | MessageType::AiToolApprovalResolve
+    )
+}
+
+fn protocol_error(error: ProtocolError) -> RequestError {
+    RequestError::new(error.code.as_str(), error.message)
+}
+
+fn admission_error(error: AdmissionError) -> RequestError {
+    RequestError::new(error.code, error.message)
+}
+
+/// Milliseconds as JSON: an integer when the time is whole, as `Date.now()`
+/// values are.
+pub fn time_value(ms: f64) -> Value {
+    let whole = ms.is_finite() && ms.fract() == 0.0 && ms.abs() <= protocol::js::MAX_SAFE_INTEGER;
+    if whole {
+        // Exact: the value is a whole number within the safe integer range.
+        #[allow(clippy::cast_possible_truncation)]
+        let integer = ms as i64;
+        json!(integer)
+    } else {
+        json!(ms)
+    }
+}
+
+fn summary_value(run: &RunSummary) -> Value {
+    json!({
+        "runId": run.run_id,
+        "tabId": run.tab_id,
+        "projectId": run.project_id,
+        "sessionId": run.session_id,
+        "startedAt": time_value(run.started_at),
+    })
+}
+
+/// Answers one run message.
+pub async fn handle<P: Platform>(
+    platform: &P,
+    runs: &Runs,
+    store: &SessionStore,
+    request: &Request,
+) -> Result<Value, RequestError> {
+    let payload = protocol::parse_payload(request.message_type, &Value::Object(request.payload.clone()))
+        .map_err(protocol_error)?;
+    let run_id = request.run_id.as_deref().unwrap_or_default();
+    let now = platform.clock().now_ms();
+    match payload {
+        Payload::AiRunReserve(reserve) => {
+            let identity = RunIdentity {
+                run_id: run_id.to_owned(),
+                tab_id: reserve.tab_id,
+                project_id: reserve.project_id,
+                session_id: reserve.session_id,
+            };
+            let expires_at = runs.reserve(&identity, now).map_err(admission_error)?;
+            Ok(json!({ "ok": true, "reserved": true, "expiresAt": time_value(expires_at) }))
+        }
+        Payload::AiStreamStart(start) => engine::start(platform, runs, store, run_id, &start)
+            .await
+            .map_err(admission_error),
+        Payload::AiStreamCancel(_) => {
+            let report = runs.cancel(run_id, now);
+            Ok(json!({ "ok": report.ok, "found": report.found, "terminal": report.terminal }))
+        }
+        Payload::AiRunStatus(status) => Ok(Value::Array(
+            runs.status(&status.project_id, &status.session_id)
+                .iter()
+                .map(summary_value)
+                .collect(),
+        )),
+        Payload::AiToolPreflightResolve(resolve) => {
+            Ok(json!({ "ok": runs.resolve_preflight(run_id, &resolve.call_id, resolve.action) }))
+        }
+        Payload::AiToolApprovalResolve(resolve) => {
+            Ok(json!({ "ok": runs.resolve_approval(run_id, &resolve.call_id, resolve.action) }))
+        }
+        other => Err(RequestError::new(
+            "UNROUTED_MESSAGE",
+            format!("{} is not a run message.", other.message_type().as_str()),
+        )),
+    }
+}

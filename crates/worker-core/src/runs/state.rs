@@ -1,0 +1,172 @@
+//! What one run carries while it works: its identity captured at Send, its
+//! cancellation, its event stream and the file its tools target.
+//!
+//! Events go out as run events (`{type, runId, payload}`, no requestId) to
+//! every extension page; panels keep only their own run's. After the terminal
+//! event nothing else is sent, so a late batch or tool result can never
+//! reopen a finished answer. Every event the panel renders is also recorded
+//! in the run's [`Transcript`], which is what the worker saves.
+
+use crate::cancel::Cancellation;
+use crate::platform::{Messenger, Platform};
+use crate::runs::Runs;
+use crate::runs::transcript::{ResponseStatus, Transcript};
+use protocol::Envelope;
+use protocol::Payload;
+use protocol::active_file::ActiveEditorFile;
+use protocol::constants::EditorApprovalMode;
+use serde_json::{Map, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+
+/// A tool's answer to the model: always a JSON object with `ok`.
+pub type ToolOutput = Map<String, Value>;
+
+/// `{ok:false, code, error}`.
+pub fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
+    let mut result = Map::new();
+    result.insert("ok".into(), Value::Bool(false));
+    result.insert("code".into(), Value::String(code.to_owned()));
+    result.insert("error".into(), Value::String(message.into()));
+    result
+}
+
+/// The event stream of one run.
+pub struct RunEvents<'a, M: Messenger> {
+    messenger: &'a M,
+    run_id: String,
+    terminal: Cell<bool>,
+    transcript: RefCell<Transcript>,
+}
+
+impl<'a, M: Messenger> RunEvents<'a, M> {
+    pub fn new(messenger: &'a M, run_id: &str) -> Self {
+        RunEvents {
+            messenger,
+            run_id: run_id.to_owned(),
+            terminal: Cell::new(false),
+            transcript: RefCell::new(Transcript::new()),
+        }
+    }
+
+    fn record(&self, payload: &Payload) {
+        let mut transcript = self.transcript.borrow_mut();
+        match payload {
+            Payload::AiStreamBatch(batch) => transcript.record_batch(&batch.items),
+            Payload::AiToolCalls(calls) => transcript.record_tool_calls(&calls.calls),
+            Payload::AiToolResult(result) => transcript.record_tool_result(&result.call_id, &result.result),
+            _ => {}
+        }
+    }
+
+    fn send(&self, payload: Payload) {
+        self.record(&payload);
+        self.messenger
+            .broadcast(Envelope::run_event(payload, self.run_id.clone()).to_value());
+    }
+
+    /// Sends a non-terminal event; after the terminal event it is dropped.
+    pub fn emit(&self, payload: Payload) {
+        if !self.terminal.get() {
+            self.send(payload);
+        }
+    }
+
+    /// Sends the one terminal event (`AI_STREAM_DONE`, `AI_STREAM_CANCELLED`
+    /// or `AI_STREAM_ERROR`); a second one is dropped.
+    pub fn emit_terminal(&self, payload: Payload) {
+        if !self.terminal.replace(true) {
+            self.send(payload);
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.terminal.get()
+    }
+
+    /// The display entry of what was shown so far.
+    pub fn transcript_entry(&self, status: ResponseStatus) -> Option<Value> {
+        self.transcript.borrow().entry(status)
+    }
+}
+
+/// Everything a tool needs from its run.
+pub struct RunContext<'a, P: Platform> {
+    pub platform: &'a P,
+    pub runs: &'a Runs,
+    pub run_id: String,
+    pub tab_id: u64,
+    pub project_id: String,
+    pub session_id: String,
+    pub cancel: Cancellation,
+    pub events: RunEvents<'a, P::Messenger>,
+    /// Normalised fail-closed: only an exact `auto` skips reviews.
+    pub approval_mode: Cell<EditorApprovalMode>,
+    /// The tab's URL when the run started; writes require it unchanged.
+    pub tab_url: RefCell<Option<String>>,
+    /// The file the user's message was about; `open_project_file` retargets it.
+    pub message_file: RefCell<Option<ActiveEditorFile>>,
+    /// Identities the user allowed for the rest of this run.
+    pub allowed: RefCell<HashSet<String>>,
+}
+
+impl<'a, P: Platform> RunContext<'a, P> {
+    /// The message file now (cloned so no borrow outlives the call).
+    pub fn message_file(&self) -> Option<ActiveEditorFile> {
+        self.message_file.borrow().clone()
+    }
+
+    pub fn set_message_file(&self, file: Option<ActiveEditorFile>) {
+        *self.message_file.borrow_mut() = file;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::FakeBrowser;
+    use protocol::payloads::{RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem};
+    use serde_json::json;
+
+    #[test]
+    fn events_are_run_scoped_recorded_and_end_with_one_terminal() {
+        let browser = FakeBrowser::default();
+        let events = RunEvents::new(&browser, "run-1");
+        events.emit(Payload::AiStreamBatch(StreamBatch {
+            items: vec![StreamItem {
+                channel: StreamChannel::Content,
+                text: "hi".into(),
+            }],
+        }));
+        events.emit_terminal(Payload::AiStreamDone(StreamDone::default()));
+        events.emit_terminal(Payload::AiStreamError(RunTerminal {
+            code: "X".into(),
+            message: "late".into(),
+        }));
+        events.emit(Payload::AiStreamBatch(StreamBatch {
+            items: vec![StreamItem {
+                channel: StreamChannel::Content,
+                text: "late".into(),
+            }],
+        }));
+        let sent = browser.broadcasts();
+        assert_eq!(
+            sent,
+            vec![
+                json!({"type": "AI_STREAM_BATCH", "runId": "run-1", "payload": {"items": [{"channel": "content", "text": "hi"}]}}),
+                json!({"type": "AI_STREAM_DONE", "runId": "run-1", "payload": {}}),
+            ]
+        );
+        assert!(events.is_terminal());
+        let entry = events.transcript_entry(ResponseStatus::Complete);
+        assert_eq!(entry.map(|e| e["content"].clone()), Some(json!("hi")));
+    }
+
+    #[test]
+    fn tool_failures_have_the_fixed_shape() {
+        assert_eq!(
+            Value::Object(tool_failure("UNKNOWN_TOOL", "Unknown tool: x")),
+            json!({"ok": false, "code": "UNKNOWN_TOOL", "error": "Unknown tool: x"})
+        );
+    }
+}

@@ -1,0 +1,1474 @@
+//! Whole runs through the worker's message router, against a scripted
+//! browser: a model endpoint answering with scripted SSE, a typst.app tab
+//! simulated from a document (answers computed the way the page script
+//! computes them, so `content-bridge` accepts them), and in-memory storage.
+//!
+//! Every message handler runs as its own task on one thread, as in the
+//! extension, so a test can start a run, let it stall on a stream, a page
+//! request or a banner, and then send Stop or a banner answer while it
+//! waits. Timers of 1.5 s and more can be held so a banner really waits.
+
+use crate::cancel::Cancellation;
+use crate::fakes::network::{FakeChunk, FakeReply};
+use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
+use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
+use crate::router::Worker;
+use crate::runs::Runs;
+use crate::runs::state::{RunContext, RunEvents};
+use crate::tools::dispatch::{Call, Review, authorize};
+use crate::tools::metadata::{Approval, Effect};
+use crate::tools::registry::{RouteKind, ToolRegistry};
+use content_bridge::context::line_prefix;
+use futures::FutureExt;
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use protocol::constants::EditorApprovalMode;
+use protocol::diff_preview::DiffPreview;
+use protocol::js;
+use protocol::payloads::ApprovalAction;
+use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+
+const TAB: i64 = 17;
+const TAB_URL: &str = "https://typst.app/project/p1";
+
+// ----- the scripted browser -----
+
+/// Virtual time; sleeps of at least `hold_from` ms never end by themselves.
+#[derive(Default)]
+struct TestClock {
+    now: Cell<f64>,
+    ids: Cell<u64>,
+    sleeps: RefCell<Vec<u32>>,
+    hold_from: Cell<Option<u32>>,
+}
+
+impl Clock for TestClock {
+    fn now_ms(&self) -> f64 {
+        1_700_000_000_000.0 + self.now.get()
+    }
+    async fn sleep(&self, ms: u32) {
+        self.sleeps.borrow_mut().push(ms);
+        if self.hold_from.get().is_some_and(|hold| ms >= hold) {
+            std::future::pending::<()>().await;
+        }
+        self.now.set(self.now.get() + f64::from(ms));
+    }
+    fn uuid(&self) -> String {
+        self.ids.set(self.ids.get() + 1);
+        format!("uuid-{}", self.ids.get())
+    }
+}
+
+#[derive(Default)]
+struct TestTabs {
+    urls: Rc<RefCell<HashMap<i64, String>>>,
+}
+
+impl Tabs for TestTabs {
+    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
+        Ok(self
+            .urls
+            .borrow()
+            .iter()
+            .map(|(id, url)| Tab {
+                id: Some(*id),
+                window_id: Some(1),
+                url: url.clone(),
+            })
+            .collect())
+    }
+    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
+        Ok(None)
+    }
+    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
+        let url = self.urls.borrow().get(&tab_id).cloned();
+        url.map(|url| Tab {
+            id: Some(tab_id),
+            window_id: Some(1),
+            url,
+        })
+        .ok_or_else(|| PlatformError(format!("No tab with id: {tab_id}.")))
+    }
+    async fn set_side_panel_enabled(&self, _tab_id: i64, _enabled: bool) -> Result<(), PlatformError> {
+        Ok(())
+    }
+}
+
+/// The typst.app tab: one document, the file the breadcrumb shows, the
+/// Files sidebar and a queue of diagnostics reads.
+struct TypstPage {
+    doc: String,
+    file: Option<String>,
+    /// Files the breadcrumb shows for the next context reads, before `file`.
+    files: VecDeque<String>,
+    editor: bool,
+    files_open: bool,
+    tree: Value,
+    /// Each diagnostics read takes the next list; the last one repeats.
+    diagnostics: VecDeque<Vec<Value>>,
+    /// Request types that never get an answer.
+    stall: HashSet<&'static str>,
+    /// The file shown for the context read being answered.
+    shown: Option<String>,
+}
+
+impl Default for TypstPage {
+    fn default() -> Self {
+        TypstPage {
+            doc: "= Thesis\n#set page(paper: \"a4\")\nWe cite @knuth here.\n\n== Method".into(),
+            file: Some("main.typ".into()),
+            files: VecDeque::new(),
+            editor: true,
+            files_open: true,
+            tree: json!({"source": "files_panel_dom", "truncated": false, "entries": [
+                {"path": "chapters", "kind": "folder", "state": "expanded"},
+                {"path": "chapters/methods-zeta.typ", "kind": "file"},
+                {"path": "drafts", "kind": "folder", "state": "collapsed"},
+                {"path": "main.typ", "kind": "file"}
+            ]}),
+            diagnostics: VecDeque::from([vec![diagnostic("error", "unknown variable: knuth", 3)]]),
+            stall: HashSet::new(),
+            shown: None,
+        }
+    }
+}
+
+fn diagnostic(severity: &str, message: &str, line: u64) -> Value {
+    json!({"severity": severity, "message": message, "line": line, "column": 1,
+           "kind": "typst", "original": null, "suggestion": null})
+}
+
+fn file_value(path: &str) -> Value {
+    json!({"projectLabel": "Thesis", "relativePath": path,
+           "basename": path.rsplit('/').next().unwrap_or(path),
+           "source": "header_breadcrumb", "confidence": "high"})
+}
+
+impl TypstPage {
+    fn workspace(&self, with_tree: bool) -> Value {
+        let mut workspace = json!({ "files_panel_open": self.files_open });
+        if let Some(file) = &self.shown {
+            workspace["active_editor_file"] = file_value(file);
+        }
+        if with_tree && self.files_open {
+            workspace["project_file_tree"] = self.tree.clone();
+        }
+        workspace
+    }
+
+    fn state(&self) -> Map<String, Value> {
+        let lines = self.doc.split('\n').count();
+        let state = json!({
+            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
+            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
+            "docLength": js::utf16_len(&self.doc), "lineCount": lines, "editorToken": "editor-1",
+            "workspace": self.workspace(false),
+        });
+        state.as_object().cloned().unwrap_or_default()
+    }
+
+    /// `PAGE_GET_CONTEXT` computed as the page script computes it.
+    fn context(&self, payload: &Value) -> Value {
+        let projection = payload["projection"].as_str().unwrap_or("full");
+        if projection == "identity" {
+            return json!({ "workspace": self.workspace(true) });
+        }
+        if !self.editor {
+            return json!({ "error": "EditorView not found", "workspace": self.workspace(false) });
+        }
+        let mut answer = self.state();
+        if projection != "numbered" {
+            answer.insert("fullText".into(), json!(self.doc));
+            answer.insert("truncated".into(), json!(false));
+            return Value::Object(answer);
+        }
+        let lines: Vec<&str> = self.doc.split('\n').collect();
+        let count = lines.len() as u64;
+        let start = payload["startLine"].as_u64().unwrap_or(1).clamp(1, count);
+        let end = payload["endLine"].as_u64().unwrap_or(count).clamp(start, count);
+        let budget = payload["maxChars"].as_u64().unwrap_or(28_000).clamp(1, 64_000) as usize;
+        let mut text = String::new();
+        let mut last = start;
+        let mut truncated = false;
+        for number in start..=end {
+            let line = format!("{}{}", line_prefix(number, count), lines[(number - 1) as usize]);
+            let separator = usize::from(number > start);
+            if js::utf16_len(&text) + separator + js::utf16_len(&line) > budget {
+                if number == start {
+                    text = js::truncate_utf16(&line, budget).to_owned();
+                }
+                truncated = true;
+                break;
+            }
+            if separator == 1 {
+                text.push('\n');
+            }
+            text.push_str(&line);
+            last = number;
+        }
+        answer.insert("numberedDocument".into(), json!(text));
+        answer.insert("startLine".into(), json!(start));
+        answer.insert("endLine".into(), json!(last));
+        answer.insert("truncated".into(), json!(truncated));
+        if truncated && last < end {
+            answer.insert("nextStartLine".into(), json!(last + 1));
+        }
+        Value::Object(answer)
+    }
+
+    fn answer(&mut self, message: &Value) -> Option<Value> {
+        let kind = message["type"].as_str().unwrap_or_default();
+        if self.stall.contains(kind) {
+            return None;
+        }
+        Some(match kind {
+            "PAGE_GET_PROBE" => json!({"editor": self.editor, "selection": false, "typstCanvas": true,
+                                       "previewImage": false, "improvePanel": true}),
+            "PAGE_GET_CONTEXT" => {
+                self.shown = self.files.pop_front().or_else(|| self.file.clone());
+                self.context(&message["payload"])
+            }
+            "PAGE_GET_DIAGNOSTICS" => {
+                let items = if self.diagnostics.len() > 1 {
+                    self.diagnostics.pop_front().unwrap_or_default()
+                } else {
+                    self.diagnostics.front().cloned().unwrap_or_default()
+                };
+                json!({"diagnostics": items, "totalCount": items.len(), "truncated": false})
+            }
+            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
+            _ => json!({}),
+        })
+    }
+}
+
+#[derive(Default)]
+struct TestPages {
+    page: RefCell<TypstPage>,
+    sent: RefCell<Vec<(i64, Value)>>,
+}
+
+impl Pages for TestPages {
+    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+        self.sent.borrow_mut().push((tab_id, message.clone()));
+        let answer = self.page.borrow_mut().answer(&message);
+        match answer {
+            Some(data) => Ok(Some(json!({
+                "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
+                "payload": {"ok": true, "data": data}
+            }))),
+            None => std::future::pending().await,
+        }
+    }
+}
+
+#[derive(Default)]
+struct TestPlatform {
+    browser: FakeBrowser,
+    tabs: TestTabs,
+    clock: TestClock,
+    pages: TestPages,
+    network: FakeNetwork,
+}
+
+impl Platform for TestPlatform {
+    type Storage = MemoryStorage;
+    type Tabs = TestTabs;
+    type Scripting = FakeBrowser;
+    type Messenger = FakeBrowser;
+    type Clock = TestClock;
+    type Pages = TestPages;
+    type Network = FakeNetwork;
+
+    fn storage(&self) -> &MemoryStorage {
+        &self.browser.storage
+    }
+    fn tabs(&self) -> &TestTabs {
+        &self.tabs
+    }
+    fn scripting(&self) -> &FakeBrowser {
+        &self.browser
+    }
+    fn messenger(&self) -> &FakeBrowser {
+        &self.browser
+    }
+    fn clock(&self) -> &TestClock {
+        &self.clock
+    }
+    fn pages(&self) -> &TestPages {
+        &self.pages
+    }
+    fn network(&self) -> &FakeNetwork {
+        &self.network
+    }
+}
+
+// ----- the model endpoint -----
+
+fn sse(deltas: &[Value], then: Option<FakeChunk>) -> FakeReply {
+    let mut chunks: Vec<FakeChunk> = deltas
+        .iter()
+        .map(|delta| {
+            let line = format!("data: {}\n\n", json!({"choices": [{"delta": delta}]}));
+            FakeChunk::Data(line.into_bytes())
+        })
+        .collect();
+    match then {
+        Some(chunk) => chunks.push(chunk),
+        None => chunks.push(FakeChunk::Data(b"data: [DONE]\n\n".to_vec())),
+    }
+    FakeReply {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        chunks,
+    }
+}
+
+fn text(content: &str) -> FakeReply {
+    sse(&[json!({"content": content})], None)
+}
+
+fn calls(list: &[(&str, &str, &str)]) -> FakeReply {
+    let deltas: Vec<Value> = list
+        .iter()
+        .enumerate()
+        .map(|(index, (id, name, args))| {
+            json!({"tool_calls": [{"index": index, "id": id, "function": {"name": name, "arguments": args}}]})
+        })
+        .collect();
+    sse(&deltas, None)
+}
+
+/// Answers model requests in order; the request's `model` picks a script,
+/// so concurrent runs can have their own.
+#[derive(Clone, Default)]
+struct Model {
+    scripts: Scripts,
+}
+
+impl Model {
+    fn script(&self, model: &str, replies: Vec<FakeReply>) {
+        self.scripts.borrow_mut().insert(model.to_owned(), replies.into());
+    }
+}
+
+type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
+
+/// The next scripted reply of the model a request names.
+fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
+    let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
+    let name = body["model"].as_str().unwrap_or_default().to_owned();
+    scripts
+        .borrow_mut()
+        .get_mut(&name)
+        .and_then(VecDeque::pop_front)
+        .ok_or_else(|| NetworkError::Failed(format!("no scripted reply for {name}")))
+}
+
+// ----- the harness -----
+
+struct Harness {
+    pool: LocalPool,
+    worker: Rc<Worker<TestPlatform>>,
+    model: Model,
+    next: u32,
+}
+
+struct Pending(Rc<RefCell<Option<Value>>>);
+
+impl Pending {
+    fn answer(&self) -> Option<Value> {
+        self.0.borrow().clone()
+    }
+    fn data(&self) -> Value {
+        self.answer()
+            .map(|a| a["payload"]["data"].clone())
+            .unwrap_or(Value::Null)
+    }
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let platform = TestPlatform::default();
+        platform.tabs.urls.borrow_mut().insert(TAB, TAB_URL.to_owned());
+        let model = Model::default();
+        let scripts = model.scripts.clone();
+        platform
+            .network
+            .set_responder(move |request| next_reply(&scripts, request));
+        Harness {
+            pool: LocalPool::new(),
+            worker: Rc::new(Worker::new(platform)),
+            model,
+            next: 0,
+        }
+    }
+
+    fn platform(&self) -> &TestPlatform {
+        &self.worker.platform
+    }
+
+    /// Sends a message as its own task and runs every task until all wait.
+    fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
+        self.next += 1;
+        let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});
+        if let Some(run_id) = run_id {
+            message["runId"] = json!(run_id);
+        }
+        let slot = Rc::new(RefCell::new(None));
+        let (worker, out) = (self.worker.clone(), slot.clone());
+        self.pool
+            .spawner()
+            .spawn_local(async move {
+                let answer = worker.handle_message(&message).await;
+                *out.borrow_mut() = answer;
+            })
+            .expect("the task starts");
+        self.pool.run_until_stalled();
+        Pending(slot)
+    }
+
+    fn call(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Value {
+        let pending = self.send(kind, run_id, payload);
+        pending.answer().expect("answered at once")
+    }
+
+    fn session(&mut self, messages: Value) -> String {
+        let created = self.call("SESSION_CREATE", None, json!({"projectId": "p1"}));
+        let id = created["payload"]["data"]["id"]
+            .as_str()
+            .expect("a session id")
+            .to_owned();
+        let updated = self.call("SESSION_UPDATE", None, json!({"sessionId": id, "messages": messages}));
+        assert_eq!(updated["payload"]["ok"], true, "{updated}");
+        id
+    }
+
+    fn stored_messages(&mut self, session_id: &str) -> Vec<Value> {
+        let got = self.call("SESSION_GET", None, json!({"sessionId": session_id}));
+        got["payload"]["data"]["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn reserve(&mut self, run_id: &str, session_id: &str) -> Value {
+        self.call(
+            "AI_RUN_RESERVE",
+            Some(run_id),
+            json!({"tabId": TAB, "projectId": "p1", "sessionId": session_id}),
+        )
+    }
+
+    /// Reserves and starts a run whose model id is the run id.
+    fn start(&mut self, run_id: &str, session_id: &str, messages: Value, extra: Value) -> Pending {
+        let reserved = self.reserve(run_id, session_id);
+        assert_eq!(reserved["payload"]["data"]["reserved"], true, "{reserved}");
+        let mut payload = json!({
+            "tabId": TAB, "projectId": "p1", "sessionId": session_id, "messages": messages,
+            "settings": {"maxHistoryMessages": 40},
+            "modelConfig": {"apiBaseUrl": "https://model.test/v1", "apiKey": "key", "modelId": run_id},
+            "attachments": {}
+        });
+        if let (Some(target), Some(extra)) = (payload.as_object_mut(), extra.as_object()) {
+            target.extend(extra.clone());
+        }
+        self.send("AI_STREAM_START", Some(run_id), payload)
+    }
+
+    fn events(&self, run_id: &str) -> Vec<Value> {
+        self.platform()
+            .browser
+            .broadcasts()
+            .into_iter()
+            .filter(|event| event["runId"] == run_id)
+            .collect()
+    }
+
+    fn event_types(&self, run_id: &str) -> Vec<String> {
+        self.events(run_id)
+            .iter()
+            .map(|event| event["type"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn terminal_count(&self, run_id: &str) -> usize {
+        self.event_types(run_id)
+            .iter()
+            .filter(|t| ["AI_STREAM_DONE", "AI_STREAM_CANCELLED", "AI_STREAM_ERROR"].contains(&t.as_str()))
+            .count()
+    }
+
+    /// Bodies of the model requests of one run.
+    fn model_requests(&self, run_id: &str) -> Vec<Value> {
+        self.platform()
+            .network
+            .requests()
+            .iter()
+            .filter_map(|request| serde_json::from_str::<Value>(request.body.as_deref()?).ok())
+            .filter(|body| body["model"] == run_id)
+            .collect()
+    }
+
+    fn page_types(&self) -> Vec<String> {
+        self.platform()
+            .pages
+            .sent
+            .borrow()
+            .iter()
+            .map(|(_, message)| message["type"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    fn tool_results(&self, run_id: &str) -> Vec<Value> {
+        self.events(run_id)
+            .into_iter()
+            .filter(|event| event["type"] == "AI_TOOL_RESULT")
+            .map(|event| event["payload"].clone())
+            .collect()
+    }
+}
+
+fn user(content: &str) -> Value {
+    json!({"role": "user", "content": content, "activeEditorFile": file_value("main.typ")})
+}
+
+// ----- whole runs -----
+
+#[test]
+fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
+    let mut h = Harness::new();
+    let session = h.session(json!([user("Check my document")]));
+    h.model.script(
+        "run-1",
+        vec![
+            sse(
+                &[
+                    json!({"reasoning_content": "Let me look."}),
+                    json!({"content": "Reading the document."}),
+                    json!({"tool_calls": [{"index": 0, "id": "call-doc", "function": {"name": "read_document", "arguments": "{}"}}]}),
+                    json!({"tool_calls": [{"index": 1, "id": "call-diag", "function": {"name": "read_diagnostics", "arguments": "{}"}}]}),
+                    json!({"tool_calls": [{"index": 2, "id": "call-tree", "function": {"name": "read_file_structure", "arguments": "{}"}}]}),
+                ],
+                None,
+            ),
+            text("Line 3 cites an unknown key."),
+        ],
+    );
+    let run = h.start("run-1", &session, json!([user("Check my document")]), json!({}));
+    assert_eq!(run.data(), json!({"ok": true, "runId": "run-1"}));
+
+    assert_eq!(
+        h.event_types("run-1"),
+        [
+            "AI_STREAM_BATCH",
+            "AI_TOOL_CALLS",
+            "AI_TOOL_RESULT",
+            "AI_TOOL_RESULT",
+            "AI_TOOL_RESULT",
+            "AI_STREAM_BATCH",
+            "AI_STREAM_DONE"
+        ]
+    );
+    let events = h.events("run-1");
+    assert!(
+        events.iter().all(|e| e.get("requestId").is_none()),
+        "run events carry no requestId"
+    );
+    assert_eq!(
+        events[0]["payload"]["items"],
+        json!([{"channel": "reasoning", "text": "Let me look."}, {"channel": "content", "text": "Reading the document."}])
+    );
+    assert_eq!(
+        events[1]["payload"]["calls"],
+        json!([{"id": "call-doc", "name": "read_document", "args": {}},
+               {"id": "call-diag", "name": "read_diagnostics", "args": {}},
+               {"id": "call-tree", "name": "read_file_structure", "args": {}}])
+    );
+
+    let results = h.tool_results("run-1");
+    let doc = &results[0]["result"];
+    assert_eq!(doc["ok"], true);
+    assert_eq!(doc["start_line"], 1);
+    assert_eq!(doc["end_line"], 5);
+    assert_eq!(doc["approx_line_count"], 5);
+    assert!(
+        doc["numbered_document"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("1|= Thesis\n2|#set page"))
+    );
+    let diagnostics = &results[1]["result"];
+    assert_eq!(
+        (
+            diagnostics["ok"].clone(),
+            diagnostics["error_count"].clone(),
+            diagnostics["total_count"].clone()
+        ),
+        (json!(true), json!(1), json!(1))
+    );
+    let tree = &results[2]["result"];
+    assert_eq!(tree["complete"], false);
+    assert_eq!(tree["collapsed_folders"], json!(["drafts"]));
+    assert_eq!(tree["entries"].as_array().map(Vec::len), Some(4));
+
+    // The second request carries the assistant turn and the three answers in provider order.
+    let requests = h.model_requests("run-1");
+    assert_eq!(requests.len(), 2);
+    assert!(
+        !requests[0].to_string().contains("methods-zeta"),
+        "the tree is not sent unasked"
+    );
+    let messages = requests[1]["messages"].as_array().cloned().unwrap_or_default();
+    let tail: Vec<&Value> = messages.iter().rev().take(4).rev().collect();
+    assert_eq!(tail[0]["role"], "assistant");
+    assert_eq!(tail[0]["content"], "Reading the document.");
+    assert_eq!(tail[0]["reasoning_content"], "Let me look.");
+    assert_eq!(tail[0]["tool_calls"][2]["function"]["name"], "read_file_structure");
+    let answered: Vec<&str> = tail[1..]
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(answered, ["call-doc", "call-diag", "call-tree"]);
+    assert!(
+        tail[1]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("We cite @knuth here."))
+    );
+    assert!(
+        tail[2]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("unknown variable: knuth"))
+    );
+    assert!(
+        tail[3]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("chapters/methods-zeta.typ"))
+    );
+
+    // Page requests went to the captured tab, tied to the run.
+    let sent = h.platform().pages.sent.borrow().clone();
+    assert!(
+        sent.iter()
+            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
+    );
+
+    // The answer is saved to the chat the run started from.
+    let stored = h.stored_messages(&session);
+    assert_eq!(stored.len(), 2);
+    let entry = &stored[1];
+    assert_eq!(entry["role"], "assistant");
+    assert_eq!(entry["responseStatus"], "complete");
+    assert_eq!(entry["content"], "Reading the document.Line 3 cites an unknown key.");
+    assert_eq!(entry["reasoning"], "Let me look.");
+    let kinds: Vec<&str> = entry["segments"]
+        .as_array()
+        .map(|s| s.iter().filter_map(|x| x["type"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(kinds, ["reasoning", "text", "tools", "text"]);
+    assert_eq!(h.terminal_count("run-1"), 1);
+    assert!(h.worker.runs.summaries().is_empty());
+}
+
+#[test]
+fn admission_needs_an_exact_reservation_and_one_run_per_chat() {
+    let mut h = Harness::new();
+    let code = |answer: &Value| answer["payload"]["error"]["code"].clone();
+    let start = |session: &str, tab: i64| json!({"tabId": tab, "projectId": "p1", "sessionId": session, "messages": [user("hi")]});
+    let unreserved = h.call("AI_STREAM_START", Some("run-x"), start("s1", TAB));
+    assert_eq!(code(&unreserved), "RUN_NOT_RESERVED");
+
+    let first = h.reserve("run-a", "s1");
+    assert_eq!(first["payload"]["data"]["expiresAt"], json!(1_700_000_030_000_i64));
+    assert_eq!(
+        h.reserve("run-a", "s1")["payload"]["data"]["reserved"],
+        true,
+        "idempotent"
+    );
+    assert_eq!(code(&h.reserve("run-b", "s1")), "SESSION_RUN_ACTIVE");
+    assert_eq!(
+        h.reserve("run-c", "s2")["payload"]["data"]["reserved"],
+        true,
+        "other chats are free"
+    );
+
+    let moved = h.call("AI_STREAM_START", Some("run-a"), start("s1", 99));
+    assert_eq!(code(&moved), "RUN_RESERVATION_MISMATCH");
+    let missing_run_id = h.call(
+        "AI_RUN_RESERVE",
+        None,
+        json!({"tabId": TAB, "projectId": "p1", "sessionId": "s"}),
+    );
+    assert_eq!(code(&missing_run_id), "INVALID_RUN_ID");
+    let extra_field = h.call(
+        "AI_RUN_RESERVE",
+        Some("run-z"),
+        json!({"tabId": TAB, "projectId": "p1", "sessionId": "s", "x": 1}),
+    );
+    assert_eq!(code(&extra_field), "UNKNOWN_PAYLOAD_FIELD");
+}
+
+#[test]
+fn a_stop_before_start_leaves_a_tombstone_and_the_start_does_nothing() {
+    let mut h = Harness::new();
+    h.reserve("run-1", "s1");
+    let stop = h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(
+        stop["payload"]["data"],
+        json!({"ok": true, "found": true, "terminal": true})
+    );
+    let start = h.send(
+        "AI_STREAM_START",
+        Some("run-1"),
+        json!({"tabId": TAB, "projectId": "p1", "sessionId": "s1", "messages": [user("hi")]}),
+    );
+    assert_eq!(start.data(), json!({"ok": true, "cancelled": true, "runId": "run-1"}));
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_CANCELLED"]);
+    assert_eq!(
+        h.events("run-1")[0]["payload"],
+        json!({"code": "CANCELLED", "message": "Run cancelled."})
+    );
+    assert!(h.page_types().is_empty());
+    assert!(h.platform().network.requests().is_empty());
+    assert_eq!(
+        h.reserve("run-2", "s1")["payload"]["data"]["reserved"],
+        true,
+        "the chat was released"
+    );
+    let unknown = h.call("AI_STREAM_CANCEL", Some("never-seen"), json!({}));
+    assert_eq!(
+        unknown["payload"]["data"],
+        json!({"ok": true, "found": false, "terminal": true})
+    );
+}
+
+#[test]
+fn stop_during_the_stream_keeps_the_partial_answer_in_the_captured_chat() {
+    let mut h = Harness::new();
+    let session = h.session(json!([user("Write a long answer")]));
+    let other = h.session(json!([user("Unrelated chat")]));
+    h.model.script(
+        "run-1",
+        vec![sse(&[json!({"content": "The first half"})], Some(FakeChunk::Stall))],
+    );
+    let run = h.start("run-1", &session, json!([user("Write a long answer")]), json!({}));
+    assert_eq!(run.answer(), None, "still streaming");
+    let status = h.call("AI_RUN_STATUS", None, json!({"projectId": "p1", "sessionId": session}));
+    assert_eq!(status["payload"]["data"][0]["runId"], "run-1");
+    assert_eq!(status["payload"]["data"][0]["tabId"], TAB);
+
+    let stop = h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(
+        stop["payload"]["data"],
+        json!({"ok": true, "found": true, "terminal": false})
+    );
+    assert_eq!(run.data(), json!({"ok": true, "cancelled": true, "runId": "run-1"}));
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_BATCH", "AI_STREAM_CANCELLED"]);
+
+    let stored = h.stored_messages(&session);
+    assert_eq!(
+        stored.last().map(|m| m["content"].clone()),
+        Some(json!("The first half"))
+    );
+    assert_eq!(
+        stored.last().map(|m| m["responseStatus"].clone()),
+        Some(json!("incomplete"))
+    );
+    assert_eq!(h.stored_messages(&other).len(), 1, "the visible chat is not written");
+    let status = h.call("AI_RUN_STATUS", None, json!({"projectId": "p1", "sessionId": session}));
+    assert_eq!(status["payload"]["data"], json!([]));
+}
+
+#[test]
+fn stop_during_a_page_read_cancels_the_page_request() {
+    let mut h = Harness::new();
+    h.platform()
+        .pages
+        .page
+        .borrow_mut()
+        .stall
+        .insert("PAGE_GET_DIAGNOSTICS");
+    h.model
+        .script("run-1", vec![calls(&[("call-diag", "read_diagnostics", "{}")])]);
+    let run = h.start("run-1", "s1", json!([user("Any errors?")]), json!({}));
+    assert_eq!(run.answer(), None, "waiting for the page");
+    h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(run.data()["cancelled"], true);
+
+    let sent = h.platform().pages.sent.borrow().clone();
+    let read = sent
+        .iter()
+        .find(|(_, m)| m["type"] == "PAGE_GET_DIAGNOSTICS")
+        .map(|(_, m)| m.clone());
+    let cancel = sent
+        .iter()
+        .find(|(_, m)| m["type"] == "PAGE_CANCEL_REQUEST")
+        .map(|(_, m)| m.clone());
+    let (Some(read), Some(cancel)) = (read, cancel) else {
+        panic!("expected a read and its cancellation, got {sent:?}");
+    };
+    assert_eq!(cancel["payload"]["targetRequestId"], read["requestId"]);
+    assert_eq!(cancel["runId"], "run-1");
+    let types = h.event_types("run-1");
+    assert_eq!(types.last().map(String::as_str), Some("AI_STREAM_CANCELLED"));
+    assert!(!types.contains(&"AI_TOOL_RESULT".to_owned()), "no result after Stop");
+    assert_eq!(h.terminal_count("run-1"), 1);
+}
+
+#[test]
+fn stop_during_a_preflight_wait_ends_the_run_and_its_banner() {
+    let mut h = Harness::new();
+    h.platform().clock.hold_from.set(Some(1_500));
+    h.platform().pages.page.borrow_mut().file = Some("chapters/intro.typ".into());
+    h.model
+        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")])]);
+    let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
+    assert_eq!(run.answer(), None, "the banner waits");
+    let waiting = h
+        .events("run-1")
+        .into_iter()
+        .find(|e| e["type"] == "AI_TOOL_PREFLIGHT_WAITING");
+    let waiting = waiting.map(|e| e["payload"].clone()).unwrap_or_default();
+    assert_eq!(waiting["missing"], json!(["open file: main.typ"]));
+    assert!(
+        waiting["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("main.typ") && h.contains("chapters/intro.typ"))
+    );
+    assert_eq!(h.worker.runs.preflight.open(), 1);
+
+    h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(run.data()["cancelled"], true);
+    assert_eq!(h.worker.runs.preflight.open(), 0);
+    assert_eq!(
+        h.event_types("run-1").last().map(String::as_str),
+        Some("AI_STREAM_CANCELLED")
+    );
+    assert_eq!(h.terminal_count("run-1"), 1);
+}
+
+#[test]
+fn retry_resumes_a_file_wait_and_skip_ends_the_call() {
+    let mut h = Harness::new();
+    h.platform().clock.hold_from.set(Some(1_500));
+    // call-1 first sees another file, then (after Retry) the message file;
+    // call-2 sees another file again and is skipped.
+    h.platform().pages.page.borrow_mut().files =
+        VecDeque::from(["notes.typ".to_owned(), "main.typ".to_owned(), "notes.typ".to_owned()]);
+    h.model.script(
+        "run-1",
+        vec![
+            calls(&[("call-1", "read_document", "{}")]),
+            calls(&[("call-2", "read_document", r#"{"start_line":2,"end_line":2}"#)]),
+            text("Done."),
+        ],
+    );
+    let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
+    let wrong_run = h.call(
+        "AI_TOOL_PREFLIGHT_RESOLVE",
+        Some("run-2"),
+        json!({"callId": "call-1", "action": "retry"}),
+    );
+    assert_eq!(wrong_run["payload"]["data"], json!({"ok": false}));
+    assert!(h.tool_results("run-1").is_empty(), "call-1 waits");
+
+    let retry = h.call(
+        "AI_TOOL_PREFLIGHT_RESOLVE",
+        Some("run-1"),
+        json!({"callId": "call-1", "action": "retry"}),
+    );
+    assert_eq!(retry["payload"]["data"], json!({"ok": true}));
+    let first = h.tool_results("run-1");
+    assert_eq!(first.len(), 1, "call-2 waits now");
+    assert_eq!(first[0]["result"]["ok"], true);
+
+    h.call(
+        "AI_TOOL_PREFLIGHT_RESOLVE",
+        Some("run-1"),
+        json!({"callId": "call-2", "action": "cancel"}),
+    );
+    let results = h.tool_results("run-1");
+    assert_eq!(
+        results.get(1).map(|r| r["result"]["code"].clone()),
+        Some(json!("PREFLIGHT_DENIED"))
+    );
+    assert_eq!(run.data(), json!({"ok": true, "runId": "run-1"}));
+    let types = h.event_types("run-1");
+    let count = |kind: &str| types.iter().filter(|t| *t == kind).count();
+    assert_eq!(
+        (count("AI_TOOL_PREFLIGHT_WAITING"), count("AI_TOOL_PREFLIGHT_READY")),
+        (2, 1)
+    );
+}
+
+#[test]
+fn two_chats_of_one_project_run_at_once_and_stop_independently() {
+    let mut h = Harness::new();
+    h.model
+        .script("run-a", vec![sse(&[json!({"content": "A"})], Some(FakeChunk::Stall))]);
+    h.model
+        .script("run-b", vec![sse(&[json!({"content": "B"})], Some(FakeChunk::Stall))]);
+    let a = h.start("run-a", "s1", json!([user("first")]), json!({}));
+    let b = h.start("run-b", "s2", json!([user("second")]), json!({}));
+    assert_eq!((a.answer(), b.answer()), (None, None), "both are streaming");
+    assert_eq!(h.worker.runs.summaries().len(), 2);
+    h.call("AI_STREAM_CANCEL", Some("run-a"), json!({}));
+    assert_eq!(a.data()["cancelled"], true);
+    assert_eq!(b.answer(), None, "the other chat keeps running");
+    assert_eq!(h.terminal_count("run-b"), 0);
+    h.call("AI_STREAM_CANCEL", Some("run-b"), json!({}));
+    assert_eq!(b.data()["cancelled"], true);
+    assert_eq!((h.terminal_count("run-a"), h.terminal_count("run-b")), (1, 1));
+}
+
+#[test]
+fn a_tab_that_left_typst_fails_the_run_before_any_model_request() {
+    let mut h = Harness::new();
+    h.platform()
+        .tabs
+        .urls
+        .borrow_mut()
+        .insert(TAB, "https://example.com/".into());
+    let run = h.start("run-1", "s1", json!([user("hi")]), json!({}));
+    assert_eq!(run.data()["code"], "INVALID_RUN_TAB");
+    assert_eq!(run.data()["ok"], false);
+    assert!(h.platform().network.requests().is_empty());
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_ERROR"]);
+}
+
+#[test]
+fn reads_refuse_a_tab_that_navigated_after_the_start() {
+    let mut h = Harness::new();
+    h.model
+        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
+    // The tab moves to another project while the model is being asked.
+    let urls = h.platform().tabs.urls.clone();
+    let scripts = h.model.scripts.clone();
+    h.platform().network.set_responder(move |request| {
+        urls.borrow_mut().insert(TAB, "https://typst.app/project/other".into());
+        next_reply(&scripts, request)
+    });
+    let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
+    assert_eq!(run.data()["ok"], true);
+    let result = h
+        .tool_results("run-1")
+        .first()
+        .map(|r| r["result"].clone())
+        .unwrap_or_default();
+    assert_eq!(result["code"], "STALE_RUN_TAB");
+    assert!(h.page_types().is_empty(), "nothing is read from the moved tab");
+}
+
+#[test]
+fn a_read_that_waited_while_the_tab_moved_is_dropped() {
+    let mut h = Harness::new();
+    h.platform().clock.hold_from.set(Some(1_500));
+    h.platform().pages.page.borrow_mut().file = Some("notes.typ".into());
+    h.model
+        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
+    let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
+    assert_eq!(run.answer(), None, "waiting for main.typ");
+    // The user opens another project that also has a main.typ.
+    h.platform().pages.page.borrow_mut().file = Some("main.typ".into());
+    h.platform()
+        .tabs
+        .urls
+        .borrow_mut()
+        .insert(TAB, "https://typst.app/project/other".into());
+    h.call(
+        "AI_TOOL_PREFLIGHT_RESOLVE",
+        Some("run-1"),
+        json!({"callId": "call-doc", "action": "retry"}),
+    );
+    assert_eq!(run.data()["ok"], true);
+    let result = h
+        .tool_results("run-1")
+        .first()
+        .map(|r| r["result"].clone())
+        .unwrap_or_default();
+    assert_eq!(result["code"], "STALE_RUN_TAB");
+    let second = h.model_requests("run-1").get(1).cloned().unwrap_or_default();
+    assert!(
+        !second.to_string().contains("We cite @knuth"),
+        "the other project's text never reaches the model"
+    );
+}
+
+#[test]
+fn a_reused_tool_call_id_fails_the_run() {
+    let mut h = Harness::new();
+    h.model.script(
+        "run-1",
+        vec![
+            calls(&[("reused", "read_typst_docs", "{}")]),
+            calls(&[("reused", "read_typst_docs", "{}")]),
+        ],
+    );
+    let run = h.start("run-1", "s1", json!([user("docs?")]), json!({}));
+    assert_eq!(run.data()["code"], "PROVIDER_DUPLICATE_TOOL_CALL_ID");
+    assert_eq!(h.model_requests("run-1").len(), 2);
+    assert_eq!(
+        h.event_types("run-1").last().map(String::as_str),
+        Some("AI_STREAM_ERROR")
+    );
+    assert_eq!(h.terminal_count("run-1"), 1);
+}
+
+#[test]
+fn a_run_stops_after_32_tool_rounds() {
+    let mut h = Harness::new();
+    let replies = (0..40)
+        .map(|i| calls(&[(format!("call-{i}").as_str(), "read_typst_docs", r#"{"topic":"math"}"#)]))
+        .collect();
+    h.model.script("run-1", replies);
+    let run = h.start("run-1", "s1", json!([user("loop")]), json!({}));
+    assert_eq!(run.data()["code"], "TOOL_ROUND_LIMIT");
+    assert_eq!(h.model_requests("run-1").len(), 32);
+    assert_eq!(h.tool_results("run-1").len(), 32);
+}
+
+#[test]
+fn the_model_must_exist_and_be_complete() {
+    let mut h = Harness::new();
+    h.reserve("run-1", "s1");
+    let missing = h.send(
+        "AI_STREAM_START",
+        Some("run-1"),
+        json!({"tabId": TAB, "projectId": "p1", "sessionId": "s1", "messages": [user("hi")]}),
+    );
+    assert_eq!(missing.data()["code"], "MODEL_MISSING");
+    let incomplete = h.start(
+        "run-2",
+        "s2",
+        json!([user("hi")]),
+        json!({"modelConfig": {"apiBaseUrl": "https://model.test/v1", "apiKey": " ", "modelId": "m"}}),
+    );
+    assert_eq!(incomplete.data()["code"], "MODEL_INCOMPLETE");
+    let cleartext = h.start(
+        "run-3",
+        "s3",
+        json!([user("hi")]),
+        json!({"modelConfig": {"apiBaseUrl": "http://192.168.1.5/v1", "apiKey": "k", "modelId": "m",
+                               "insecureTransportAcknowledged": true}}),
+    );
+    assert_eq!(cleartext.data()["code"], "INSECURE_CONFIRMATION_REQUIRED");
+    assert!(h.platform().network.requests().is_empty());
+}
+
+#[test]
+fn stored_settings_supply_the_model_when_the_start_names_none() {
+    let mut h = Harness::new();
+    h.platform().browser.storage.put(
+        "typstAgent.settings",
+        json!({"models": [{"id": "m1", "name": "Stored", "apiBaseUrl": "https://model.test/v1",
+                           "apiKey": "k", "modelId": "run-1"}], "activeModelId": "m1"}),
+    );
+    h.model.script("run-1", vec![text("From the stored model.")]);
+    h.reserve("run-1", "s1");
+    let run = h.send(
+        "AI_STREAM_START",
+        Some("run-1"),
+        json!({"tabId": TAB, "projectId": "p1", "sessionId": "s1", "messages": [user("hi")]}),
+    );
+    assert_eq!(run.data(), json!({"ok": true, "runId": "run-1"}));
+}
+
+#[test]
+fn the_message_file_falls_back_to_the_live_breadcrumb() {
+    let mut h = Harness::new();
+    h.platform().pages.page.borrow_mut().file = Some("chapters/intro.typ".into());
+    h.model.script("run-1", vec![text("ok")]);
+    let bare_user = json!([{"role": "user", "content": "What is this file?"}]);
+    let run = h.start("run-1", "s1", bare_user, json!({}));
+    assert_eq!(run.data()["ok"], true);
+    let first = h.model_requests("run-1").first().cloned().unwrap_or_default();
+    let messages = first["messages"].as_array().cloned().unwrap_or_default();
+    let context = messages.iter().rev().nth(1).cloned().unwrap_or_default();
+    assert_eq!(context["role"], "user");
+    assert!(
+        context["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("chapters/intro.typ"))
+    );
+
+    // A file named by the start itself wins over the breadcrumb.
+    h.model
+        .script("run-2", vec![calls(&[("c", "read_document", "{}")]), text("ok")]);
+    h.platform().clock.hold_from.set(Some(1_500));
+    let run = h.start(
+        "run-2",
+        "s2",
+        json!([{"role": "user", "content": "Read"}]),
+        json!({"activeEditorFile": file_value("main.typ")}),
+    );
+    let waiting = h
+        .events("run-2")
+        .into_iter()
+        .find(|e| e["type"] == "AI_TOOL_PREFLIGHT_WAITING");
+    assert!(waiting.is_some_and(|w| w["payload"]["missing"] == json!(["open file: main.typ"])));
+    h.call("AI_STREAM_CANCEL", Some("run-2"), json!({}));
+    assert_eq!(run.data()["cancelled"], true);
+}
+
+#[test]
+fn bad_calls_get_structured_results_and_the_run_goes_on() {
+    let mut h = Harness::new();
+    h.model.script(
+        "run-1",
+        vec![
+            calls(&[
+                (
+                    "c1",
+                    "replace_lines",
+                    r#"{"start_line":3,"end_line":3,"new_content":"x"}"#,
+                ),
+                (
+                    "c2",
+                    "replace_lines",
+                    r#"{"start_line":9,"end_line":9,"new_content":"y"}"#,
+                ),
+                ("c3", "read_document", r#"{"start_line":"two"}"#),
+                ("c4", "no_such_tool", "{}"),
+                ("c5", "read_diagnostics", "{not json"),
+            ]),
+            text("I could not edit; here is the change instead."),
+        ],
+    );
+    let run = h.start("run-1", "s1", json!([user("Fix line 3")]), json!({}));
+    assert_eq!(run.data()["ok"], true);
+    let results = h.tool_results("run-1");
+    let order: Vec<&str> = results.iter().filter_map(|r| r["callId"].as_str()).collect();
+    assert_eq!(
+        order,
+        ["c2", "c1", "c3", "c4", "c5"],
+        "line replacements run bottom-to-top"
+    );
+    let code = |id: &str| {
+        results
+            .iter()
+            .find(|r| r["callId"] == id)
+            .map(|r| r["result"]["code"].clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(code("c1"), "EDITOR_WRITES_UNAVAILABLE");
+    assert_eq!(code("c3"), "TYPE");
+    assert_eq!(code("c4"), "UNKNOWN_TOOL");
+    assert_eq!(code("c5"), "ARGUMENTS_PARSE_ERROR");
+    assert_eq!(
+        results
+            .iter()
+            .find(|r| r["callId"] == "c3")
+            .map(|r| r["result"]["path"].clone()),
+        Some(json!("$.start_line"))
+    );
+    assert!(
+        h.page_types()
+            .iter()
+            .all(|t| t != "PAGE_APPLY_EDIT" && t != "PAGE_SHOW_EDIT_PREVIEW")
+    );
+    let calls_event = h
+        .events("run-1")
+        .into_iter()
+        .find(|e| e["type"] == "AI_TOOL_CALLS")
+        .unwrap_or_default();
+    assert_eq!(calls_event["payload"]["calls"][4]["args"]["invalid"], true);
+
+    // The model gets the answers in the order it asked.
+    let second = h.model_requests("run-1").get(1).cloned().unwrap_or_default();
+    let answered: Vec<String> = second["messages"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .filter(|m| m["role"] == "tool")
+                .filter_map(|m| m["tool_call_id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(answered, ["c1", "c2", "c3", "c4", "c5"]);
+}
+
+#[test]
+fn open_project_file_retargets_the_following_reads() {
+    let mut h = Harness::new();
+    h.platform().clock.hold_from.set(Some(1_500));
+    h.model.script(
+        "run-1",
+        vec![
+            calls(&[("open", "open_project_file", r#"{"path":"chapters/intro.typ"}"#)]),
+            calls(&[("read", "read_document", "{}")]),
+            text("Read the introduction."),
+        ],
+    );
+    let run = h.start("run-1", "s1", json!([user("Read the intro")]), json!({}));
+    assert_eq!(run.answer(), None, "waits for the file");
+    {
+        let mut page = h.platform().pages.page.borrow_mut();
+        page.file = Some("chapters/intro.typ".into());
+        page.doc = "= Introduction".into();
+    }
+    h.call(
+        "AI_TOOL_PREFLIGHT_RESOLVE",
+        Some("run-1"),
+        json!({"callId": "open", "action": "retry"}),
+    );
+    assert_eq!(run.data()["ok"], true);
+    let results = h.tool_results("run-1");
+    assert_eq!(
+        results[0]["result"],
+        json!({"ok": true, "active_file": "chapters/intro.typ", "previous_file": "main.typ",
+               "text_editor_accessible": true,
+               "usage": "For the rest of this response, read_document and the editing tools work on active_file."})
+    );
+    assert_eq!(results[1]["result"]["ok"], true, "no wait: the new file is the target");
+    assert!(
+        results[1]["result"]["numbered_document"]
+            .as_str()
+            .is_some_and(|t| t.contains("Introduction"))
+    );
+    let bad = {
+        h.model.script(
+            "run-2",
+            vec![
+                calls(&[("open", "open_project_file", r#"{"path":"../secret.typ"}"#)]),
+                text("no"),
+            ],
+        );
+        h.start("run-2", "s2", json!([user("x")]), json!({}));
+        h.tool_results("run-2").first().map(|r| r["result"]["code"].clone())
+    };
+    assert_eq!(bad, Some(json!("INVALID_PROJECT_FILE_PATH")));
+}
+
+#[test]
+fn diagnostics_settle_then_read_until_two_reads_agree() {
+    let mut h = Harness::new();
+    {
+        let mut page = h.platform().pages.page.borrow_mut();
+        page.diagnostics = VecDeque::from([
+            vec![],
+            vec![diagnostic("error", "Failed to parse BibLaTeX", 1)],
+            vec![
+                diagnostic("error", "Failed to parse BibLaTeX", 1),
+                json!({"severity": "info", "message": "teh → the", "line": 2, "column": 4,
+                       "kind": "spelling", "original": "teh", "suggestion": "the"}),
+            ],
+        ]);
+    }
+    h.model
+        .script("run-1", vec![calls(&[("d", "read_diagnostics", "{}")]), text("ok")]);
+    let run = h.start("run-1", "s1", json!([user("errors?")]), json!({}));
+    assert_eq!(run.data()["ok"], true);
+    let reads = h.page_types().iter().filter(|t| *t == "PAGE_GET_DIAGNOSTICS").count();
+    assert_eq!(reads, 4, "changing reads continue until two agree");
+    let sleeps = h.platform().clock.sleeps.borrow().clone();
+    assert_eq!(
+        sleeps.iter().position(|ms| *ms == 750),
+        Some(0),
+        "the settle wait comes first"
+    );
+    assert_eq!(sleeps.iter().filter(|ms| **ms == 150).count(), 3);
+    let result = h
+        .tool_results("run-1")
+        .first()
+        .map(|r| r["result"].clone())
+        .unwrap_or_default();
+    assert_eq!(
+        (
+            result["error_count"].clone(),
+            result["spelling_count"].clone(),
+            result["warning_count"].clone()
+        ),
+        (json!(1), json!(1), json!(0))
+    );
+    assert!(result.get("delay_ms").is_none());
+}
+
+// ----- approval -----
+
+#[test]
+fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
+    let platform = TestPlatform::default();
+    platform.clock.hold_from.set(Some(1_500));
+    let runs = Runs::new();
+    let run = RunContext {
+        platform: &platform,
+        runs: &runs,
+        run_id: "run-1".into(),
+        tab_id: 17,
+        project_id: "p1".into(),
+        session_id: "s1".into(),
+        cancel: Cancellation::new(),
+        events: RunEvents::new(&platform.browser, "run-1"),
+        approval_mode: Cell::new(EditorApprovalMode::Ask),
+        tab_url: RefCell::new(None),
+        message_file: RefCell::new(None),
+        allowed: RefCell::new(HashSet::new()),
+    };
+    let Ok(mut registry) = ToolRegistry::with_builtins() else {
+        panic!("built-ins register");
+    };
+    let Some(mut route) = registry.route("read_typst_docs").cloned() else {
+        panic!("read_typst_docs is registered");
+    };
+    route.name = "search_arxiv".into();
+    route.identity = "custom:t1".into();
+    route.kind = RouteKind::Custom { tool_id: "t1".into() };
+    route.effect = Effect::External;
+    route.approval = Approval::Once;
+    route.destination = "https://tools.example".into();
+    route.spec["function"]["name"] = json!("search_arxiv");
+    assert!(registry.add(route.clone()).is_ok());
+    let mut args = Map::new();
+    args.insert("query".into(), json!("x".repeat(3_000)));
+    let call = |id: &'static str| Call {
+        id,
+        name: "search_arxiv",
+        raw_args: "{}",
+    };
+
+    let mut first = Box::pin(authorize(&run, &route, call("c1"), &args, None));
+    assert!(first.as_mut().now_or_never().is_none(), "waits for the user");
+    let banner = platform.browser.broadcasts().pop().unwrap_or_default();
+    assert_eq!(banner["type"], "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(banner["payload"]["identity"], "custom:t1");
+    assert_eq!(banner["payload"]["effect"], "external");
+    assert_eq!(banner["payload"]["arguments"].as_str().map(js::utf16_len), Some(2_000));
+    assert_eq!(banner["payload"]["argumentsTruncated"], true);
+    assert!(!runs.resolve_approval("run-2", "c1", ApprovalAction::ApproveOnce));
+    assert!(runs.resolve_approval("run-1", "c1", ApprovalAction::AllowRun));
+    assert_eq!(first.now_or_never(), Some(Ok(Ok(()))));
+
+    let again = authorize(&run, &route, call("c2"), &args, None).now_or_never();
+    assert_eq!(again, Some(Ok(Ok(()))), "allowed for the rest of the run");
+
+    run.allowed.borrow_mut().clear();
+    let mut denied = Box::pin(authorize(&run, &route, call("c3"), &args, None));
+    assert!(denied.as_mut().now_or_never().is_none());
+    assert!(runs.resolve_approval("run-1", "c3", ApprovalAction::Deny));
+    let result = denied.now_or_never().and_then(Result::ok).and_then(Result::err);
+    assert_eq!(result.map(|r| r["code"].clone()), Some(json!("TOOL_DENIED")));
+
+    platform.clock.hold_from.set(None);
+    let silent = authorize(&run, &route, call("c4"), &args, None).now_or_never();
+    let code = silent
+        .and_then(Result::ok)
+        .and_then(Result::err)
+        .map(|r| r["code"].clone());
+    assert_eq!(code, Some(json!("TOOL_DENIED")), "five silent minutes deny");
+
+    platform.clock.hold_from.set(Some(1_500));
+    let mut stopped = Box::pin(authorize(&run, &route, call("c5"), &args, None));
+    assert!(stopped.as_mut().now_or_never().is_none());
+    run.cancel.cancel();
+    assert_eq!(stopped.now_or_never(), Some(Err(crate::cancel::Cancelled)));
+
+    let read = registry.route("read_document").cloned();
+    let reads_run_at_once = read.and_then(|route| authorize(&run, &route, call("c6"), &args, None).now_or_never());
+    assert!(reads_run_at_once.is_some(), "reads never wait for approval");
+}
+
+#[test]
+fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() {
+    let platform = TestPlatform::default();
+    platform.clock.hold_from.set(Some(1_500));
+    let runs = Runs::new();
+    let run = RunContext {
+        platform: &platform,
+        runs: &runs,
+        run_id: "run-1".into(),
+        tab_id: 17,
+        project_id: "p1".into(),
+        session_id: "s1".into(),
+        cancel: Cancellation::new(),
+        events: RunEvents::new(&platform.browser, "run-1"),
+        approval_mode: Cell::new(EditorApprovalMode::Ask),
+        tab_url: RefCell::new(None),
+        message_file: RefCell::new(None),
+        allowed: RefCell::new(HashSet::new()),
+    };
+    let Some(route) = ToolRegistry::with_builtins()
+        .ok()
+        .and_then(|r| r.route("replace_lines").cloned())
+    else {
+        panic!("replace_lines is registered");
+    };
+    let preview = DiffPreview::parse(&json!({
+        "kind": "unified-diff", "fileLabel": "main.typ", "additions": 1, "deletions": 1,
+        "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "rows": [
+            {"kind": "delete", "oldLine": 1, "newLine": null, "text": "= Old"},
+            {"kind": "insert", "oldLine": null, "newLine": 1, "text": "= New"}
+        ]}]
+    }));
+    let Some(preview) = preview else {
+        panic!("the preview is valid");
+    };
+    let review = || {
+        Some(Review {
+            preview: preview.clone(),
+            notice: Some(format!("  {}  ", "n".repeat(600))),
+        })
+    };
+    let args = Map::new();
+    for id in ["e1", "e2"] {
+        let call = Call {
+            id,
+            name: "replace_lines",
+            raw_args: "{}",
+        };
+        let mut waiting = Box::pin(authorize(&run, &route, call, &args, review()));
+        assert!(waiting.as_mut().now_or_never().is_none(), "{id} is reviewed");
+        let banner = platform.browser.broadcasts().pop().unwrap_or_default();
+        assert_eq!(banner["payload"]["preview"]["fileLabel"], "main.typ");
+        assert_eq!(
+            banner["payload"]["previewNotice"].as_str().map(js::utf16_len),
+            Some(500)
+        );
+        assert_eq!(banner["payload"]["effect"], "editor-write");
+        assert!(runs.resolve_approval("run-1", id, ApprovalAction::AllowRun));
+        assert_eq!(waiting.now_or_never(), Some(Ok(Ok(()))));
+    }
+    assert!(run.allowed.borrow().is_empty());
+}
+
+#[test]
+fn read_document_pages_through_long_documents() {
+    let mut h = Harness::new();
+    h.platform().pages.page.borrow_mut().doc = (1..=120)
+        .map(|i| format!("line {i} {}", "x".repeat(80)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    h.model.script(
+        "run-1",
+        vec![
+            calls(&[("r", "read_document", r#"{"start_line":10,"max_chars":100}"#)]),
+            text("ok"),
+        ],
+    );
+    let run = h.start("run-1", "s1", json!([user("Read from line 10")]), json!({}));
+    assert_eq!(run.data()["ok"], true);
+    let sent = h.platform().pages.sent.borrow().clone();
+    let read = sent
+        .iter()
+        .find(|(_, m)| m["type"] == "PAGE_GET_CONTEXT")
+        .map(|(_, m)| m["payload"].clone());
+    assert_eq!(
+        read,
+        Some(json!({"projection": "numbered", "startLine": 10, "maxChars": 4000})),
+        "the budget never drops below 4,000"
+    );
+    let result = h
+        .tool_results("run-1")
+        .first()
+        .map(|r| r["result"].clone())
+        .unwrap_or_default();
+    assert_eq!(result["start_line"], 10);
+    assert_eq!(result["truncated"], true);
+    assert_eq!(result["approx_line_count"], 120);
+    let end = result["end_line"].as_u64().unwrap_or_default();
+    let text = result["numbered_document"].as_str().unwrap_or_default();
+    assert!(text.starts_with(" 10|line 10 "), "{text:.20}");
+    assert!(text.ends_with(&format!("(truncated; continue with start_line={})", end + 1)));
+    assert!(js::utf16_len(text) <= 4_000 + 60);
+}

@@ -1,0 +1,144 @@
+//! Waiting for the page to be ready before a tool runs.
+//!
+//! Some tools need the user's help first: an editor must be open, the Improve
+//! panel shown, the Files sidebar visible, or the file of the message focused
+//! again. Each of those waits is the same loop: check the page; if it is not
+//! ready, show a banner (`AI_TOOL_PREFLIGHT_WAITING`) saying what is missing,
+//! then check again every 1.5 s or as soon as the user presses Retry. Skip
+//! ends the call with `PREFLIGHT_DENIED`; after 5 minutes the call fails with
+//! the wait's own timeout code; Stop ends the whole run. A banner that was
+//! shown is always closed with `AI_TOOL_PREFLIGHT_READY` once the page is
+//! ready.
+
+use crate::cancel::Cancelled;
+use crate::platform::{Clock, Platform};
+use crate::runs::state::{RunContext, ToolOutput, tool_failure};
+use crate::runs::waiters::{Waited, wait_for_user};
+use crate::tools::metadata::Preflight;
+use crate::tools::read;
+use protocol::Payload;
+use protocol::payloads::{CallRef, PreflightAction, PreflightWaiting};
+
+/// Pause between checks while a banner is shown.
+pub const PREFLIGHT_POLL_MS: u32 = 1_500;
+/// How long a banner may wait before the call fails.
+pub const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
+
+/// One look at the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check<T> {
+    Ready(T),
+    Waiting { missing: Vec<String>, hint: String },
+}
+
+/// How a wait reports its timeout.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitKind {
+    pub timeout_code: &'static str,
+    /// Starts the timeout message; the hint follows.
+    pub timeout_message: &'static str,
+}
+
+/// The call a wait belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+/// Repeats `check` until it is ready, the user skips, the wait times out
+/// (both an `Ok(Err(tool result))`) or the run is cancelled (`Err`).
+pub async fn wait_until<P, T, F>(
+    run: &RunContext<'_, P>,
+    call: CallInfo<'_>,
+    kind: WaitKind,
+    mut check: F,
+) -> Result<Result<T, ToolOutput>, Cancelled>
+where
+    P: Platform,
+    F: AsyncFnMut() -> Result<Check<T>, Cancelled>,
+{
+    let clock = run.platform.clock();
+    let started_at = clock.now_ms();
+    let mut announced = false;
+    loop {
+        if run.cancel.is_cancelled() {
+            return Err(Cancelled);
+        }
+        let (missing, hint) = match check().await? {
+            Check::Ready(value) => {
+                if announced {
+                    run.events.emit(Payload::AiToolPreflightReady(CallRef {
+                        call_id: call.id.to_owned(),
+                    }));
+                }
+                return Ok(Ok(value));
+            }
+            Check::Waiting { missing, hint } => (missing, hint),
+        };
+        run.events.emit(Payload::AiToolPreflightWaiting(PreflightWaiting {
+            call_id: call.id.to_owned(),
+            name: call.name.to_owned(),
+            missing,
+            hint: hint.clone(),
+        }));
+        announced = true;
+        if clock.now_ms() - started_at > PREFLIGHT_TIMEOUT_MS {
+            return Ok(Err(tool_failure(
+                kind.timeout_code,
+                format!("{} {hint}", kind.timeout_message),
+            )));
+        }
+        let waited = wait_for_user(
+            &run.runs.preflight,
+            &run.run_id,
+            call.id,
+            clock,
+            PREFLIGHT_POLL_MS,
+            &run.cancel,
+        )
+        .await?;
+        if waited == Waited::Answered(PreflightAction::Cancel) {
+            return Ok(Err(tool_failure(
+                "PREFLIGHT_DENIED",
+                format!("The user skipped this tool call. {hint}"),
+            )));
+        }
+    }
+}
+
+/// Waits until the page offers every capability in `needs` (an editor, a
+/// selection, the Improve panel, …), probing the originating tab.
+pub async fn capabilities<P: Platform>(
+    run: &RunContext<'_, P>,
+    call: CallInfo<'_>,
+    needs: Preflight,
+) -> Result<Result<(), ToolOutput>, Cancelled> {
+    let kind = WaitKind {
+        timeout_code: "PREFLIGHT_TIMEOUT",
+        timeout_message: "Waited too long for the page to be ready.",
+    };
+    wait_until(run, call, kind, async || {
+        let (missing, hint): (Vec<String>, String) = match read::page_probe(run).await? {
+            Ok(probe) => (
+                needs
+                    .capabilities
+                    .iter()
+                    .filter(|capability| !capability.present_in(&probe))
+                    .map(|capability| capability.as_str().to_owned())
+                    .collect(),
+                needs.hint.to_owned(),
+            ),
+            Err(error) => (
+                needs.capabilities.iter().map(|c| c.as_str().to_owned()).collect(),
+                format!("The originating tab is unavailable ({}).", error.message),
+            ),
+        };
+        Ok(if missing.is_empty() {
+            Check::Ready(())
+        } else {
+            Check::Waiting { missing, hint }
+        })
+    })
+    .await
+}
