@@ -368,6 +368,66 @@ forEachBuild('panel shell', get => {
     assert.equal(stored.messages[1].responseStatus, 'complete');
   });
 
+  it('attaches the editor selection and a preview screenshot as chips, sent with the next message', async () => {
+    const selected = await fixture.page.evaluate(() => window.__typstFixture.selectLine(1));
+    assert.ok(selected.text.trim().length > 0, 'line 1 of the fixture has text');
+
+    await panel.evaluate(click, '#add-context-btn');
+    await panel.waitFor(visible, '#add-context-menu');
+    await panel.evaluate(click, '#add-context-menu [data-add="selection"]');
+    const chip = await panel.waitFor(() => document.querySelector('#context-attachments .context-chip-label')?.textContent,
+      undefined, { message: 'a selection chip' });
+    assert.match(chip, /^Selection 1 · main\.typ: /);
+    assert.equal(await panel.evaluate(visible, '#add-context-menu'), false);
+
+    await panel.evaluate(click, '#add-context-btn');
+    await panel.evaluate(click, '#add-context-menu [data-add="preview"]');
+    const image = await panel.waitFor(() => document.querySelector('#context-attachments .preview-chip img')?.src,
+      undefined, { message: 'a preview chip' });
+    assert.match(image, /^data:image\/(png|jpeg|webp);base64,/);
+
+    // Removing and re-adding works through the chip's own button.
+    await panel.evaluate(click, '#context-attachments .context-chip-del');
+    await panel.waitFor(() => !document.querySelector('#context-attachments .context-chip'), undefined,
+      { message: 'the selection chip removed' });
+    await panel.evaluate(click, '#add-context-btn');
+    await panel.evaluate(click, '#add-context-menu [data-add="selection"]');
+    await panel.waitFor(() => document.querySelector('#context-attachments .context-chip'), undefined,
+      { message: 'the selection chip again' });
+
+    const before = endpoint.requests.length;
+    await panel.evaluate(setValue, ['#user-input', 'Look at what I attached.']);
+    await panel.evaluate(click, '#send-btn');
+    await poll(() => endpoint.requests.length > before, { message: 'the request with attachments' });
+    const messages = endpoint.requests[before].body.messages;
+    const texts = messages.filter(m => m.role === 'user').map(m => JSON.stringify(m.content));
+    assert.ok(texts.some(t => t.includes(JSON.stringify(selected.text.trim()).slice(1, -1))), 'the selection reaches the model');
+    const images = messages.flatMap(m => Array.isArray(m.content) ? m.content : [])
+      .filter(part => part.type === 'image_url');
+    assert.equal(images.length, 1, 'the preview reaches the (vision) model');
+    assert.match(images[0].image_url.url, /^data:image\/(png|jpeg|webp);base64,/);
+    await panel.waitFor(() => document.getElementById('context-attachments').children.length === 0, undefined,
+      { message: 'chips cleared at Send' });
+    await panel.waitFor(() => !document.getElementById('send-btn').classList.contains('is-stop'), undefined,
+      { message: 'the run ends' });
+    const pills = await panel.evaluate(() => [...document.querySelectorAll('#messages .msg-user')].at(-1)?.textContent ?? '');
+    assert.match(pills, /Selection 1/);
+
+    // The stored chat keeps the selection text and a small WebP thumbnail, not the full image.
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const [session] = await h.request('SESSION_LIST', { projectId });
+    const stored = await h.request('SESSION_GET', { sessionId: session.id });
+    const user = stored.messages.filter(m => m.role === 'user').at(-1);
+    assert.equal(user.content, 'Look at what I attached.');
+    assert.deepEqual(user.sentAttachments.selections, [{ text: selected.text.trim(), fileLabel: 'main.typ' }]);
+    const [thumb] = user.sentAttachments.previews;
+    assert.equal(thumb.thumbnail, true);
+    assert.equal(thumb.mimeType, 'image/webp');
+    assert.ok(Math.max(thumb.width, thumb.height) <= 256, JSON.stringify([thumb.width, thumb.height]));
+    assert.ok(thumb.dataUrl.length <= 204_800);
+  });
+
   it('a panel reopened during a run shows it continues and reloads the chat at its end', async () => {
     const h = get();
     const projectId = new URL(fixture.url).pathname.split('/').pop();
