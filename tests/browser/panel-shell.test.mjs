@@ -428,6 +428,44 @@ forEachBuild('panel shell', get => {
     assert.ok(thumb.dataUrl.length <= 204_800);
   });
 
+  it('names the chat with the auto-naming model after a message, without delaying the answer', async () => {
+    const h = get();
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    endpoint.setScript(body => body.stream
+      ? [step.content(REPLY), step.finish('stop')]
+      : [step.content('"Fixture notes."'), step.finish('stop')]);
+    await panel.evaluate(click, '#settings-toggle');
+    await panel.evaluate(click, '.settings-tab[data-tab="general"]');
+    const modelId = (await settings(h)).activeModelId;
+    await panel.evaluate(setValue, ['#auto-name-model', modelId]);
+    await panel.evaluate(click, '#save-general-settings');
+    await poll(async () => (await settings(h)).autoNameModelId === modelId, { message: 'auto-naming on' });
+    await panel.evaluate(click, '#settings-close');
+
+    const before = endpoint.requests.length;
+    await panel.evaluate(setValue, ['#user-input', 'Summarise my notes.']);
+    await panel.evaluate(click, '#send-btn');
+    await panel.waitFor(() => document.getElementById('session-name').textContent === 'Fixture notes', undefined,
+      { message: 'the header shows the generated title' });
+    const requests = endpoint.requests.slice(before);
+    const title = requests.find(r => r.body.stream !== true);
+    assert.ok(title, 'a title request reached the endpoint');
+    assert.ok(JSON.stringify(title.body.messages).includes('Summarise my notes.'));
+    assert.ok(requests.some(r => r.body.stream === true), 'the run itself was started too');
+    const [session] = await h.request('SESSION_LIST', { projectId });
+    assert.equal(session.name, 'Fixture notes');
+    assert.equal(session.userRenamed, false);
+    await panel.waitFor(() => !document.getElementById('send-btn').classList.contains('is-stop'), undefined,
+      { message: 'the run ends' });
+
+    await panel.evaluate(click, '#settings-toggle');
+    await panel.evaluate(setValue, ['#auto-name-model', '']);
+    await panel.evaluate(click, '#save-general-settings');
+    await poll(async () => (await settings(h)).autoNameModelId === null, { message: 'auto-naming off' });
+    await panel.evaluate(click, '#settings-close');
+    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
+  });
+
   it('a panel reopened during a run shows it continues and reloads the chat at its end', async () => {
     const h = get();
     const projectId = new URL(fixture.url).pathname.split('/').pop();

@@ -643,8 +643,8 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    /// The General tab's Save.
-    pub async fn save_general(self: &Rc<Self>, form: GeneralForm) {
+    /// The General tab's Save; true when the worker stored it.
+    pub async fn save_general(self: &Rc<Self>, form: GeneralForm) -> bool {
         let next = {
             let state = self.state.borrow();
             crate::settings::apply_general(&state.settings, &form)
@@ -666,8 +666,12 @@ impl<S: Shell + 'static> Controller<S> {
                 self.shell.show_settings(&committed);
                 self.update_composer();
                 self.shell.status("Settings saved", false, Some(1_500));
+                true
             }
-            Err(error) => self.status(&format!("Settings were not saved: {}", error.message), true),
+            Err(error) => {
+                self.status(&format!("Settings were not saved: {}", error.message), true);
+                false
+            }
         }
     }
 

@@ -1259,7 +1259,9 @@ fn general_save_sends_only_its_fields_and_updates_the_shortcut() {
         auto_name_model_id: "m1".to_owned(),
         send_message_shortcut: "ctrl-enter".to_owned(),
     };
-    rig.run(move |app| async move { app.save_general(form).await });
+    rig.run(move |app| async move {
+        assert!(app.save_general(form).await);
+    });
     let saved = rig.shell().last(MessageType::SaveSettings).expect("saved").payload;
     assert_eq!(
         saved["fields"],
@@ -1406,5 +1408,31 @@ fn an_empty_selection_is_reported_and_nothing_is_attached() {
     assert_eq!(
         rig.shell().last_status(),
         Some(("No text is selected.".to_owned(), true))
+    );
+}
+
+#[test]
+fn a_refused_general_save_keeps_the_panels_settings() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SaveSettings => err("INVALID_PAYLOAD", "maxHistoryMessages is not a number"),
+        other => default_worker()(other, payload),
+    });
+    let form = GeneralForm {
+        system_prompt: "New prompt".to_owned(),
+        history_cap: "50".to_owned(),
+        auto_name_model_id: String::new(),
+        send_message_shortcut: "shift-enter".to_owned(),
+    };
+    rig.run(move |app| async move {
+        assert!(!app.save_general(form).await);
+    });
+    assert_eq!(
+        rig.app.with_state(|s| s.settings.send_message_shortcut),
+        SendMessageShortcut::Enter
+    );
+    assert_eq!(rig.app.with_state(|s| s.settings.system_prompt.clone()), "");
+    assert!(
+        rig.shell()
+            .saw_status("Settings were not saved: maxHistoryMessages is not a number")
     );
 }

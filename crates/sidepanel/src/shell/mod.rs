@@ -440,11 +440,13 @@ fn wire_settings() {
     dom::on_id("save-general-settings", "click", |_| {
         let form = settings_view::read_general();
         run(|app| async move {
-            app.save_general(form).await;
-            // Saved or not, the form now mirrors the panel's settings.
-            app.shell().general_dirty.set(false);
-            let settings = app.shell().settings.borrow().clone();
-            settings_view::fill_general(&settings, true);
+            // Once saved, the form mirrors what the worker stored; after a
+            // failure the user's edits stay for another try.
+            if app.save_general(form).await {
+                app.shell().general_dirty.set(false);
+                let settings = app.shell().settings.borrow().clone();
+                settings_view::fill_general(&settings, true);
+            }
         });
     });
     dom::on_id("add-model-btn", "click", |_| settings_view::open_model_form(None));
