@@ -226,6 +226,122 @@ forEachBuild('page reads', get => {
     });
   }
 
+  it('the file identity falls back from the breadcrumb to the title, the selected row and body text', async () => {
+    const h = get();
+    const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
+    await waitForEditor(h, tabId);
+    const identity = async () => {
+      const answer = await ask(h, 'GET_EDITOR_CONTEXT', { tabId, projection: 'identity' });
+      assert.equal(answer.ok, true, JSON.stringify(answer));
+      return answer.data.workspace;
+    };
+    const file = async () => {
+      const { projectLabel, relativePath, source, confidence } = (await identity()).active_editor_file || {};
+      return { projectLabel, relativePath, source, confidence };
+    };
+
+    // account › project › folder › file: the account is not part of the path.
+    await page.evaluate(() => {
+      const crumbs = document.querySelector('.crumbs');
+      const folder = crumbs.children[1].cloneNode(true);
+      folder.querySelector('span').textContent = 'chapters';
+      crumbs.insertBefore(folder, crumbs.children[2]);
+      crumbs.children[3].querySelector('span').textContent = 'intro.typ';
+    });
+    assert.deepEqual(await file(), {
+      projectLabel: 'Harness Thesis', relativePath: 'chapters/intro.typ', source: 'header_breadcrumb', confidence: 'high'
+    });
+
+    // Without a header: "<project> – <file> – Typst". (The layout moves down
+    // so that no Files row sits where a header would be.)
+    await page.evaluate(() => {
+      document.querySelector('.app-header').remove();
+      document.querySelector('.workspace').style.marginTop = '160px';
+    });
+    assert.deepEqual(await file(), {
+      projectLabel: 'Harness Thesis', relativePath: 'main.typ', source: 'document_title', confidence: 'medium'
+    });
+
+    // Without a title: the Files row marked current, by name, then by its declared path.
+    await page.evaluate(() => { document.title = ''; });
+    assert.deepEqual(await file(), {
+      projectLabel: null, relativePath: 'main.typ', source: 'selected_tree_filename', confidence: 'medium'
+    });
+    await page.evaluate(() => document.querySelector('[aria-current="true"]').setAttribute('data-path', 'drafts/notes.typ'));
+    assert.deepEqual(await file(), {
+      projectLabel: null, relativePath: 'drafts/notes.typ', source: 'selected_tree_path', confidence: 'high'
+    });
+
+    // Without a marked row: a breadcrumb in the page text.
+    await page.evaluate(() => {
+      document.querySelector('[aria-current="true"]').removeAttribute('aria-current');
+      const note = document.createElement('p');
+      note.textContent = 'Fixture Account › Harness Thesis › chapters › methods.typ';
+      document.querySelector('.editor-pane').prepend(note);
+    });
+    assert.deepEqual(await file(), {
+      projectLabel: 'Harness Thesis', relativePath: 'chapters/methods.typ', source: 'body_breadcrumb', confidence: 'medium'
+    });
+
+    // An opened image: its detail panel, not the editor, describes the view.
+    await page.evaluate(() => {
+      const panel = document.createElement('dl');
+      panel.innerText = 'Path: images/logo.png\nFormat: PNG\nResolution: 64 × 48\nSize: 2 kB';
+      document.querySelector('.preview-pane').prepend(panel);
+    });
+    const asset = await identity();
+    assert.deepEqual(
+      [asset.detail_path, asset.detail_path_source, asset.detail_format, asset.preview_kind],
+      ['images/logo.png', 'body_text', 'PNG', 'binary_image_asset']
+    );
+
+    // A hidden Files sidebar is closed: no tree is reported.
+    await page.evaluate(() => { document.querySelector('aside.files').style.display = 'none'; });
+    const closed = await identity();
+    assert.equal(closed.files_panel_open, false);
+    assert.equal('project_file_tree' in closed, false);
+    await page.close();
+  });
+
+  it('the Improve panel reader handles project-level rows, summaries and clean states', async () => {
+    const h = get();
+    const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
+    await waitForEditor(h, tabId);
+    const improve = html => page.evaluate(markup => {
+      document.querySelector('.improve').innerHTML = `<h2>Improve</h2>${markup}`;
+    }, html);
+    const read = async () => {
+      const answer = await ask(h, 'GET_DIAGNOSTICS', { tabId });
+      assert.equal(answer.ok, true, JSON.stringify(answer));
+      return answer.data.diagnostics.map(({ severity, message, line, kind }) => ({ severity, message, line, kind }));
+    };
+    const card = (message, badge = '') =>
+      `<div role="listitem"><p>${message}</p>${badge ? `<span>${badge}</span>` : ''}<a>Learn how to fix this error</a></div>`;
+
+    // A bibliography error has no line; the warning's badge names its severity.
+    await improve(`<button>1 compiler error, 1 warning</button><div role="list">${
+      card('Failed to parse BibLaTeX (expected comma)')}${card('Unknown font family', '(warning, line 7)')}</div>`);
+    assert.deepEqual(await read(), [
+      { severity: 'error', message: 'Failed to parse BibLaTeX (expected comma)', line: null, kind: 'typst' },
+      { severity: 'warning', message: 'Unknown font family', line: 7, kind: 'typst' }
+    ]);
+
+    // A reported error whose card is not rendered becomes a placeholder.
+    await improve(`<button>2 compiler errors</button><div role="list">${card('Failed to parse BibLaTeX (expected comma)')}</div>`);
+    const summarized = await read();
+    assert.equal(summarized.length, 2);
+    assert.equal(summarized[1].kind, 'typst-summary');
+    assert.equal(summarized[1].severity, 'error');
+    assert.match(summarized[1].message, /reports 2 compiler errors/);
+
+    // Clean only when the page says so.
+    await improve('<button>No compiler errors</button>');
+    assert.deepEqual(await read(), []);
+    await improve('<p>There is nothing we can suggest at the moment. Keep up the good work!</p>');
+    assert.deepEqual(await read(), []);
+    await page.close();
+  });
+
   it('GET_PREVIEW captures the canvas as WebP and an opened image when asked', async () => {
     const h = get();
     const { page, tabId } = await h.openFixtureTab({ cm: 'latest', csp: true });

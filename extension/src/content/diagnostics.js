@@ -98,7 +98,9 @@
       .replace(BADGE_ANYWHERE_ALL, ' ')
       .replace(new RegExp(`\\(\\s*(?:${SEVERITY_WORDS})\\s*\\)`, 'gi'), ' ')
       .replace(new RegExp(`(?:^|\\s)(?:${SEVERITY_WORDS})\\s*[,:]\\s+`, 'gi'), ' ')
-      .replace(/[\w.-]+\.typ/gi, ' '));
+      .replace(/[\w.-]+\.typ/gi, ' ')
+      // A compiler card's help link is not part of its message.
+      .replace(/\bLearn how to fix this (?:error|warning)\b/gi, ' '));
   }
 
   // The first compiler sentence of a row (from the earliest known start to the
