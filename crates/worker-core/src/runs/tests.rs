@@ -1472,3 +1472,16 @@ fn read_document_pages_through_long_documents() {
     assert!(text.ends_with(&format!("(truncated; continue with start_line={})", end + 1)));
     assert!(js::utf16_len(text) <= 4_000 + 60);
 }
+
+#[test]
+fn a_complete_answer_that_cannot_be_saved_reports_the_storage_failure() {
+    let mut h = Harness::new();
+    let session = h.session(json!([user("hi")]));
+    h.platform().browser.storage.fail_writes("QUOTA_BYTES quota exceeded");
+    h.model.script("run-1", vec![text("An answer that cannot be stored.")]);
+    let run = h.start("run-1", &session, json!([user("hi")]), json!({}));
+    assert_eq!(run.data()["ok"], false);
+    assert_eq!(run.data()["code"], "STORAGE_QUOTA_EXCEEDED");
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_BATCH", "AI_STREAM_ERROR"]);
+    assert_eq!(h.events("run-1")[1]["payload"]["code"], "STORAGE_QUOTA_EXCEEDED");
+}
