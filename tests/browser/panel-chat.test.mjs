@@ -1,0 +1,437 @@
+// The chat area of the real side panel: hostile Markdown stays inert (stored
+// history and a streamed answer), a streamed answer shows reasoning, text and
+// tool blocks in arrival order, a preflight banner offers Check again / Skip and
+// disappears, "Jump to latest" appears when the user has scrolled away, and the
+// render cost of a 100 KB answer in 2,000 deltas is reported (never asserted).
+//
+// Everything goes through public seams: worker messages from the control page,
+// the scripted model endpoint, and the panel's DOM (clicks and reads).
+
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
+import { forEachBuild } from './suite.mjs';
+import { poll } from './harness.mjs';
+
+const MARKDOWN_TAGS = [
+  'P', 'BR', 'STRONG', 'EM', 'DEL', 'A', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
+  'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD',
+];
+
+// Every attack below would set window.__hostileRan if it ever executed.
+const HOSTILE_MARKDOWN = [
+  '# Hostile answer',
+  '',
+  '<script>window.__hostileRan = "script"</script>',
+  '',
+  '<iframe src="https://remote.example/frame"></iframe>',
+  '',
+  '<img src="https://remote.example/pixel.png" onerror="window.__hostileRan = \'img\'">',
+  '',
+  '<svg onload="window.__hostileRan = \'svg\'"><circle r="5"/></svg>',
+  '',
+  '<form action="https://remote.example/post"><input autofocus onfocus="window.__hostileRan = \'form\'"><button>Go</button></form>',
+  '',
+  '<style>body { display: none }</style>',
+  '',
+  '<div style="position:fixed;inset:0" onmouseover="window.__hostileRan = \'div\'">cover</div>',
+  '',
+  '<!-- a hidden comment -->',
+  '',
+  'Inline <span onclick="window.__hostileRan = \'span\'">span</span> and <a href="javascript:window.__hostileRan=1">raw link</a>.',
+  '',
+  '[javascript link](javascript:window.__hostileRan=\'link\')',
+  '[entity link](&#106;avascript:alert(1))',
+  '[mixed case](JaVaScRiPt:alert(1))',
+  '[spaced](<java script:alert(1)>)',
+  '[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+  '[insecure link](http://remote.example/)',
+  '[safe link](https://typst.app/docs/ "Typst docs")',
+  '',
+  '![remote alt](https://remote.example/cat.png)',
+  '',
+  '![inline alt](data:image/png;base64,iVBORw0KGgo=)',
+  '',
+  '| a | b |',
+  '|---|---|',
+  '| ~~x~~ | **y** |',
+].join('\n');
+
+/** Runs in the panel: what the rendered answers under #messages contain. */
+function auditChat(allowed) {
+  const messages = document.getElementById('messages');
+  const contents = [...(messages?.querySelectorAll('.msg-assistant .msg-content') ?? [])];
+  const inside = contents.flatMap(content => [...content.querySelectorAll('*')]);
+  const everything = [...(messages?.querySelectorAll('*') ?? [])];
+  return {
+    contents: contents.length,
+    text: contents.map(content => content.textContent).join('\n'),
+    forbiddenTags: inside.map(e => e.tagName).filter(tag => !allowed.includes(tag)),
+    attributesOffLinks: inside.filter(e => e.tagName !== 'A' && e.attributes.length > 0).map(e => e.outerHTML.slice(0, 80)),
+    handlers: everything.filter(e => [...e.attributes].some(a => /^on/i.test(a.name))).map(e => e.tagName),
+    styled: inside.filter(e => e.hasAttribute('style')).length,
+    badHrefs: everything.map(e => e.getAttribute('href')).filter(h => h !== null && !/^(https:|mailto:)/i.test(h)),
+    links: inside.filter(e => e.tagName === 'A').map(a => ({
+      href: a.getAttribute('href'), text: a.textContent, rel: a.getAttribute('rel'), target: a.getAttribute('target'),
+      attributes: [...a.attributes].map(x => x.name).sort(),
+    })),
+    tables: inside.filter(e => e.tagName === 'TABLE').length,
+    struck: inside.filter(e => e.tagName === 'DEL').length,
+    ran: window.__hostileRan ?? null,
+  };
+}
+
+function assertInert(audit, label) {
+  assert.ok(audit.contents > 0, `${label}: an assistant answer was rendered`);
+  assert.deepEqual(audit.forbiddenTags, [], `${label}: only Markdown elements`);
+  assert.deepEqual(audit.attributesOffLinks, [], `${label}: attributes only on links`);
+  assert.deepEqual(audit.handlers, [], `${label}: no on* attributes`);
+  assert.equal(audit.styled, 0, `${label}: no style attributes`);
+  assert.deepEqual(audit.badHrefs, [], `${label}: only https/mailto hrefs`);
+  assert.equal(audit.ran, null, `${label}: nothing executed`);
+  // Raw HTML is shown as text.
+  assert.match(audit.text, /<script>window\.__hostileRan = "script"<\/script>/, `${label}: script shown as text`);
+  assert.match(audit.text, /<iframe src=/, `${label}: iframe shown as text`);
+  // Unsafe links keep their label only.
+  for (const label_ of ['javascript link', 'entity link', 'mixed case', 'spaced', 'data link', 'insecure link']) {
+    assert.ok(audit.text.includes(label_), `${label}: "${label_}" kept as text`);
+    assert.ok(!audit.links.some(link => link.text === label_), `${label}: "${label_}" is not a link`);
+  }
+  // Images become labelled links (https) or labels.
+  assert.ok(audit.text.includes('Image: inline alt'), `${label}: data image became its label`);
+  const links = audit.links.map(link => link.text).sort();
+  assert.deepEqual(links, ['Image: remote alt', 'safe link'], `${label}: exactly the two allowed links`);
+  for (const link of audit.links) {
+    assert.equal(link.target, '_blank', `${label}: ${link.text} opens a new tab`);
+    assert.deepEqual(link.rel?.split(/\s+/).sort(), ['noopener', 'noreferrer'], `${label}: ${link.text} rel`);
+    assert.ok(link.attributes.every(name => ['href', 'title', 'rel', 'target'].includes(name)), link.attributes.join());
+  }
+  assert.equal(audit.links.find(link => link.text === 'safe link')?.href, 'https://typst.app/docs/');
+  assert.equal(audit.tables, 1, `${label}: GFM table`);
+  assert.equal(audit.struck, 1, `${label}: GFM strikethrough`);
+}
+
+/** Saves one fixture model as the active model (the worker's settings API). */
+async function useFixtureModel(h, endpoint) {
+  const model = {
+    id: 'fixture-model',
+    name: 'Fixture model',
+    apiBaseUrl: endpoint.baseUrl,
+    apiKey: 'sk-fixture',
+    modelId: 'fixture-chat',
+    supportsVision: false,
+    reasoningEffort: 'default',
+  };
+  await h.request('SAVE_SETTINGS', {
+    settings: { models: [model], activeModelId: model.id },
+    fields: ['models', 'activeModelId'],
+  });
+}
+
+/** Opens a fixture tab and the real panel beside it; waits for the chat. */
+async function openPanel(h, options = {}) {
+  const fixture = await h.openFixtureTab({ cm: 'latest', ...options });
+  await h.activateTab(fixture.tabId);
+  const { windowId } = await h.tabInfo(fixture.tabId);
+  const panel = await h.openSidePanel({ windowId });
+  await panel.waitForReady();
+  await panel.waitFor(() => !!document.getElementById('messages') && !!document.getElementById('jump-latest'),
+    undefined, { message: '#messages and #jump-latest in the panel' });
+  return { fixture, panel };
+}
+
+/** Types `text` into the composer and presses Send, as a user would. */
+async function send(panel, text) {
+  await panel.waitFor(() => {
+    const input = document.getElementById('user-input');
+    const button = document.getElementById('send-btn');
+    return !!input && !input.disabled && !!button && !button.disabled;
+  }, undefined, { message: 'the composer to accept input' });
+  await panel.evaluate(value => {
+    const input = document.getElementById('user-input');
+    input.value = value;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    document.getElementById('send-btn').click();
+  }, text);
+}
+
+/** Waits until the answer of the current run is no longer streaming. */
+function waitForAnswer(panel, count, message) {
+  return panel.waitFor(expected => {
+    const answers = document.querySelectorAll('#messages .msg-assistant');
+    return answers.length >= expected && !document.querySelector('#messages .msg-assistant.streaming');
+  }, count, { timeout: 60_000, message });
+}
+
+function projectOf(url) {
+  return new URL(url).pathname.split('/')[2];
+}
+
+forEachBuild('panel chat', get => {
+  const endpoint = new ModelEndpoint();
+  let routed = false;
+  const harness = () => {
+    const h = get();
+    if (!routed) {
+      h.useModelEndpoint(endpoint);
+      routed = true;
+    }
+    return h;
+  };
+
+  it('renders hostile Markdown from a stored chat as inert text and safe links', async () => {
+    const h = harness();
+    const url = h.fixtureUrl({ cm: 'latest' });
+    const projectId = projectOf(url);
+    const session = await h.request('SESSION_CREATE', { projectId, name: 'Hostile history' });
+    await h.request('SESSION_UPDATE', {
+      sessionId: session.id,
+      messages: [
+        { role: 'user', content: 'Show me <b>raw</b> **markdown**' },
+        {
+          role: 'assistant',
+          content: HOSTILE_MARKDOWN,
+          responseStatus: 'complete',
+          segments: [
+            { type: 'reasoning', content: 'Stored <img src=x onerror=alert(1)> reasoning' },
+            { type: 'text', content: HOSTILE_MARKDOWN },
+          ],
+        },
+      ],
+    });
+    const fixture = await h.openFixtureTab({ cm: 'latest', project: projectId });
+    await h.activateTab(fixture.tabId);
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const panel = await h.openSidePanel({ windowId });
+    await panel.waitForReady();
+    await panel.waitFor(() => document.querySelectorAll('#messages .msg-assistant .msg-content').length > 0,
+      undefined, { message: 'the stored answer to render' });
+
+    assertInert(await panel.evaluate(auditChat, MARKDOWN_TAGS), 'stored history');
+    const user = await panel.evaluate(() => {
+      const text = document.querySelector('#messages .msg-user .msg-user-text');
+      return { text: text?.textContent, elements: text?.children.length };
+    });
+    assert.deepEqual(user, { text: 'Show me <b>raw</b> **markdown**', elements: 0 }, 'user text is never Markdown');
+    const reasoning = await panel.evaluate(() => {
+      const block = document.querySelector('#messages .reasoning-block');
+      return {
+        open: block?.hasAttribute('open'),
+        title: block?.querySelector('.reasoning-title')?.textContent,
+        meta: block?.querySelector('.reasoning-meta')?.textContent,
+        body: block?.querySelector('.reasoning-body')?.textContent,
+        images: block?.querySelectorAll('img').length,
+      };
+    });
+    assert.deepEqual(reasoning, {
+      open: false, title: 'Thought', meta: `${'Stored <img src=x onerror=alert(1)> reasoning'.length} chars`,
+      body: 'Stored <img src=x onerror=alert(1)> reasoning', images: 0,
+    });
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('renders a streamed hostile answer as inert text and safe links', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    endpoint.setScript(() => [step.content(HOSTILE_MARKDOWN, { chunks: 40 }), step.finish('stop')]);
+    const { fixture, panel } = await openPanel(h);
+    const before = endpoint.requests.length;
+    await send(panel, 'Please answer with the hostile sample.');
+    await endpoint.waitForRequests(before + 1);
+    await waitForAnswer(panel, 1, 'the streamed hostile answer to finish');
+    assertInert(await panel.evaluate(auditChat, MARKDOWN_TAGS), 'streamed answer');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('streams reasoning, text and read-tool blocks in order, then saves the answer', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    endpoint.setScript(body => {
+      const hasResults = body.messages.some(message => message.role === 'tool');
+      if (!hasResults) {
+        return [
+          step.reasoning('I should read the document, its diagnostics and the file tree first.', { chunks: 5 }),
+          step.content('Let me look at **the document**.', { chunks: 4 }),
+          step.toolCall({ index: 0, id: 'call-doc', name: 'read_document', arguments: '{}' }),
+          step.toolCall({ index: 1, id: 'call-diag', name: 'read_diagnostics', arguments: '{}' }),
+          step.toolCall({ index: 2, id: 'call-tree', name: 'read_file_structure', arguments: '{}' }),
+          step.finish('tool_calls'),
+        ];
+      }
+      return [
+        step.reasoning('The results are in; summarising.', { chunks: 3 }),
+        step.content('## Summary\n\nThe file is **short**.\n\n- one\n- two\n', { chunks: 6 }),
+        step.finish('stop'),
+      ];
+    });
+    const { fixture, panel } = await openPanel(h);
+    const before = endpoint.requests.length;
+    await send(panel, 'What is in this document?');
+    await endpoint.waitForRequests(before + 2, { timeout: 60_000 });
+    await waitForAnswer(panel, 1, 'the answer with tool calls to finish');
+
+    const shown = await panel.evaluate(() => {
+      const answers = document.querySelectorAll('#messages .msg-assistant');
+      const body = answers[answers.length - 1].querySelector('.msg-body');
+      return [...body.children].map(child => ({
+        kind: ['reasoning-block', 'tool-block', 'msg-content'].find(name => child.classList.contains(name)) ?? child.className,
+        open: child.hasAttribute('open'),
+        title: child.querySelector('.reasoning-title')?.textContent ?? null,
+        meta: child.querySelector('.reasoning-meta')?.textContent ?? null,
+        tool: child.dataset.toolName ?? null,
+        label: child.querySelector('.tool-block-name')?.textContent ?? null,
+        status: child.querySelector('.tool-status')?.textContent ?? null,
+        statusClass: child.querySelector('.tool-status')?.className ?? null,
+        banner: !!child.querySelector('.tool-preflight'),
+        html: child.classList.contains('msg-content') ? child.innerHTML : null,
+      }));
+    });
+    assert.deepEqual(shown.map(part => part.kind),
+      ['reasoning-block', 'msg-content', 'tool-block', 'tool-block', 'tool-block', 'reasoning-block', 'msg-content']);
+    for (const reasoning of [shown[0], shown[5]]) {
+      assert.equal(reasoning.title, 'Thought');
+      assert.equal(reasoning.open, false, 'a finished reasoning block is collapsed');
+      assert.match(reasoning.meta, /^\d+ chars$/);
+    }
+    assert.match(shown[1].html, /<strong>the document<\/strong>/, 'a closed text segment is rendered as Markdown');
+    assert.deepEqual(shown.slice(2, 5).map(part => [part.tool, part.label]), [
+      ['read_document', 'Read document'],
+      ['read_diagnostics', 'Read diagnostics'],
+      ['read_file_structure', 'Read file structure'],
+    ]);
+    for (const tool of shown.slice(2, 5)) {
+      assert.match(tool.statusClass, /tool-status-ok/, `${tool.tool}: ${tool.status}`);
+      assert.equal(tool.banner, false);
+    }
+    assert.match(shown[2].status, /^\d+ chars/);
+    assert.match(shown[4].status, /\d+ entr(y|ies)/);
+    assert.match(shown[6].html, /<h2>Summary<\/h2>/);
+    assert.match(shown[6].html, /<li>two<\/li>/);
+
+    // The chat saved by the panel has the same segments.
+    const sessions = await h.request('SESSION_LIST', { projectId: projectOf(fixture.url) });
+    const saved = await poll(async () => {
+      const session = await h.request('SESSION_GET', { sessionId: sessions[0].id });
+      const last = session.messages.at(-1);
+      return last?.role === 'assistant' && last.responseStatus === 'complete' ? last : null;
+    }, { message: 'the saved assistant message' });
+    assert.deepEqual(saved.segments.map(segment => segment.type), ['reasoning', 'text', 'tools', 'reasoning', 'text']);
+    assert.deepEqual(saved.segments[2].calls.map(call => call.name), ['read_document', 'read_diagnostics', 'read_file_structure']);
+    assert.equal(saved.content, 'Let me look at **the document**.## Summary\n\nThe file is **short**.\n\n- one\n- two\n');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('shows a preflight banner with Check again and Skip, and offers Jump to latest after scrolling away', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    const longText = Array.from({ length: 80 }, (_, i) => `Paragraph ${i + 1} of a long answer.`).join('\n\n');
+    endpoint.setScript(body => {
+      const hasResults = body.messages.some(message => message.role === 'tool');
+      if (!hasResults) {
+        return [
+          step.content(longText, { chunks: 10 }),
+          step.toolCall({ index: 0, id: 'call-open', name: 'open_project_file', arguments: { path: 'chapters/intro.typ' } }),
+          step.finish('tool_calls'),
+        ];
+      }
+      return [step.content(`After the skip.\n\n${longText}`, { chunks: 10 }), step.finish('stop')];
+    });
+    const { fixture, panel } = await openPanel(h);
+    const before = endpoint.requests.length;
+    await send(panel, 'Open the intro chapter.');
+    const banner = await panel.waitFor(() => {
+      const block = document.querySelector('#messages .tool-block[data-tool-name="open_project_file"]');
+      const banner = block?.querySelector('.tool-preflight');
+      if (!banner) return null;
+      return {
+        status: block.querySelector('.tool-status').textContent,
+        requirement: banner.querySelector('.tool-preflight-missing').textContent,
+        buttons: [...banner.querySelectorAll('button')].map(button => button.textContent),
+      };
+    }, undefined, { timeout: 30_000, message: 'the preflight banner' });
+    assert.deepEqual(banner, {
+      status: 'open file…',
+      requirement: 'Required: chapters/intro.typ',
+      buttons: ['Check again', 'Skip'],
+    });
+
+    // The user scrolls up to read, then skips the wait.
+    const scrolled = await panel.evaluate(() => {
+      const messages = document.getElementById('messages');
+      messages.scrollTop = 0;
+      return messages.scrollHeight > messages.clientHeight;
+    });
+    assert.ok(scrolled, '#messages is its own scroll container and overflows');
+    await panel.evaluate(() => document.querySelector('#messages .tool-preflight-skip').click());
+    await endpoint.waitForRequests(before + 2, { timeout: 30_000 });
+    await waitForAnswer(panel, 1, 'the answer after the skip');
+
+    const after = await panel.evaluate(() => {
+      const messages = document.getElementById('messages');
+      const block = document.querySelector('#messages .tool-block[data-tool-name="open_project_file"]');
+      return {
+        banner: !!block.querySelector('.tool-preflight'),
+        statusClass: block.querySelector('.tool-status').className,
+        jumpHidden: document.getElementById('jump-latest').hidden,
+        atTop: messages.scrollTop < 10,
+      };
+    });
+    assert.deepEqual(after, { banner: false, statusClass: 'tool-status tool-status-err', jumpHidden: false, atTop: true },
+      'the skipped call failed, the banner left, and the chat did not pull the reader down');
+
+    await panel.evaluate(() => document.getElementById('jump-latest').click());
+    const bottom = await panel.waitFor(() => {
+      const messages = document.getElementById('messages');
+      const distance = messages.scrollHeight - messages.scrollTop - messages.clientHeight;
+      return document.getElementById('jump-latest').hidden && distance <= 2 ? { distance } : null;
+    }, undefined, { message: 'Jump to latest to scroll down and hide' });
+    assert.ok(bottom.distance <= 2);
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('reports the render cost of a 100 KB answer streamed in 2,000 deltas', async t => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    const unit = 'Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n';
+    const answer = unit.repeat(Math.ceil(100 * 1024 / unit.length)).slice(0, 100 * 1024);
+    endpoint.setScript(() => [step.content(answer, { chunks: 2000 }), step.finish('stop')]);
+    const { fixture, panel } = await openPanel(h);
+    await panel.session.send('Performance.enable');
+    const metrics = async () => Object.fromEntries((await panel.session.send('Performance.getMetrics')).metrics
+      .map(({ name, value }) => [name, value]));
+    // Test-side observer (not shipped): timestamps of the bubble's start and end.
+    await panel.evaluate(() => {
+      window.__renderTimes = {};
+      new MutationObserver(() => {
+        const bubble = document.querySelector('#messages .msg-assistant');
+        if (bubble && window.__renderTimes.start === undefined) window.__renderTimes.start = performance.now();
+        if (bubble && !bubble.classList.contains('streaming') && window.__renderTimes.end === undefined) {
+          window.__renderTimes.end = performance.now();
+        }
+      }).observe(document.getElementById('messages'), { subtree: true, childList: true, attributes: true });
+    });
+    const start = await metrics();
+    await send(panel, 'Stream the long answer.');
+    await waitForAnswer(panel, 1, 'the 100 KB answer to finish');
+    const end = await metrics();
+    const times = await panel.evaluate(() => window.__renderTimes);
+    const rendered = await panel.evaluate(() => {
+      const content = document.querySelector('#messages .msg-assistant .msg-content');
+      return { paragraphs: content.querySelectorAll('p').length, strong: content.querySelectorAll('strong').length };
+    });
+    const units = answer.split('\n\n').filter(Boolean).length;
+    assert.equal(rendered.paragraphs, units, 'every paragraph of the answer was rendered as Markdown');
+    const ms = seconds => Math.round((seconds ?? 0) * 1000);
+    const line = `panel-render-100kb-2000-deltas: wall=${Math.round(times.end - times.start)}ms ` +
+      `task=${ms(end.TaskDuration - start.TaskDuration)}ms script=${ms(end.ScriptDuration - start.ScriptDuration)}ms ` +
+      `layout=${ms(end.LayoutDuration - start.LayoutDuration)}ms style=${ms(end.RecalcStyleDuration - start.RecalcStyleDuration)}ms`;
+    t.diagnostic(line);
+    console.log(line);
+    await panel.close();
+    await fixture.page.close();
+  });
+});
