@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { forEachBuild } from './suite.mjs';
 import { poll } from './harness.mjs';
+import { measurePanelRender, openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
 
 const MARKDOWN_TAGS = [
   'P', 'BR', 'STRONG', 'EM', 'DEL', 'A', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
@@ -109,58 +110,6 @@ function assertInert(audit, label) {
   assert.equal(audit.links.find(link => link.text === 'safe link')?.href, 'https://typst.app/docs/');
   assert.equal(audit.tables, 1, `${label}: GFM table`);
   assert.equal(audit.struck, 1, `${label}: GFM strikethrough`);
-}
-
-/** Saves one fixture model as the active model (the worker's settings API). */
-async function useFixtureModel(h, endpoint) {
-  const model = {
-    id: 'fixture-model',
-    name: 'Fixture model',
-    apiBaseUrl: endpoint.baseUrl,
-    apiKey: 'sk-fixture',
-    modelId: 'fixture-chat',
-    supportsVision: false,
-    reasoningEffort: 'default',
-  };
-  await h.request('SAVE_SETTINGS', {
-    settings: { models: [model], activeModelId: model.id },
-    fields: ['models', 'activeModelId'],
-  });
-}
-
-/** Opens a fixture tab and the real panel beside it; waits for the chat. */
-async function openPanel(h, options = {}) {
-  const fixture = await h.openFixtureTab({ cm: 'latest', ...options });
-  await h.activateTab(fixture.tabId);
-  const { windowId } = await h.tabInfo(fixture.tabId);
-  const panel = await h.openSidePanel({ windowId });
-  await panel.waitForReady();
-  await panel.waitFor(() => !!document.getElementById('messages') && !!document.getElementById('jump-latest'),
-    undefined, { message: '#messages and #jump-latest in the panel' });
-  return { fixture, panel };
-}
-
-/** Types `text` into the composer and presses Send, as a user would. */
-async function send(panel, text) {
-  await panel.waitFor(() => {
-    const input = document.getElementById('user-input');
-    const button = document.getElementById('send-btn');
-    return !!input && !input.disabled && !!button && !button.disabled;
-  }, undefined, { message: 'the composer to accept input' });
-  await panel.evaluate(value => {
-    const input = document.getElementById('user-input');
-    input.value = value;
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-    document.getElementById('send-btn').click();
-  }, text);
-}
-
-/** Waits until the answer of the current run is no longer streaming. */
-function waitForAnswer(panel, count, message) {
-  return panel.waitFor(expected => {
-    const answers = document.querySelectorAll('#messages .msg-assistant');
-    return answers.length >= expected && !document.querySelector('#messages .msg-assistant.streaming');
-  }, count, { timeout: 60_000, message });
 }
 
 function projectOf(url) {
@@ -395,43 +344,12 @@ forEachBuild('panel chat', get => {
 
   it('reports the render cost of a 100 KB answer streamed in 2,000 deltas', async t => {
     const h = harness();
-    await useFixtureModel(h, endpoint);
-    const unit = 'Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n';
-    const answer = unit.repeat(Math.ceil(100 * 1024 / unit.length)).slice(0, 100 * 1024);
-    endpoint.setScript(() => [step.content(answer, { chunks: 2000 }), step.finish('stop')]);
-    const { fixture, panel } = await openPanel(h);
-    await panel.session.send('Performance.enable');
-    const metrics = async () => Object.fromEntries((await panel.session.send('Performance.getMetrics')).metrics
-      .map(({ name, value }) => [name, value]));
-    // Test-side observer (not shipped): timestamps of the bubble's start and end.
-    await panel.evaluate(() => {
-      window.__renderTimes = {};
-      new MutationObserver(() => {
-        const bubble = document.querySelector('#messages .msg-assistant');
-        if (bubble && window.__renderTimes.start === undefined) window.__renderTimes.start = performance.now();
-        if (bubble && !bubble.classList.contains('streaming') && window.__renderTimes.end === undefined) {
-          window.__renderTimes.end = performance.now();
-        }
-      }).observe(document.getElementById('messages'), { subtree: true, childList: true, attributes: true });
-    });
-    const start = await metrics();
-    await send(panel, 'Stream the long answer.');
-    await waitForAnswer(panel, 1, 'the 100 KB answer to finish');
-    const end = await metrics();
-    const times = await panel.evaluate(() => window.__renderTimes);
-    const rendered = await panel.evaluate(() => {
-      const content = document.querySelector('#messages .msg-assistant .msg-content');
-      return { paragraphs: content.querySelectorAll('p').length, strong: content.querySelectorAll('strong').length };
-    });
-    const units = answer.split('\n\n').filter(Boolean).length;
-    assert.equal(rendered.paragraphs, units, 'every paragraph of the answer was rendered as Markdown');
-    const ms = seconds => Math.round((seconds ?? 0) * 1000);
-    const line = `panel-render-100kb-2000-deltas: wall=${Math.round(times.end - times.start)}ms ` +
-      `task=${ms(end.TaskDuration - start.TaskDuration)}ms script=${ms(end.ScriptDuration - start.ScriptDuration)}ms ` +
-      `layout=${ms(end.LayoutDuration - start.LayoutDuration)}ms style=${ms(end.RecalcStyleDuration - start.RecalcStyleDuration)}ms`;
+    const result = await measurePanelRender(h, endpoint, { bytes: 100 * 1024, deltas: 2000 });
+    assert.equal(result.paragraphs, result.expectedParagraphs, 'every paragraph of the answer was rendered as Markdown');
+    const round = value => Math.round(value);
+    const line = `panel-render-100kb-2000-deltas: wall=${round(result.wallMs)}ms task=${round(result.taskMs)}ms ` +
+      `script=${round(result.scriptMs)}ms layout=${round(result.layoutMs)}ms style=${round(result.styleMs)}ms`;
     t.diagnostic(line);
     console.log(line);
-    await panel.close();
-    await fixture.page.close();
   });
 });
