@@ -342,6 +342,28 @@ forEachBuild('panel chat', get => {
     await fixture.page.close();
   });
 
+  it('removes the answer bubble when a run fails before any output', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    endpoint.setScript(() => ({ status: 500, json: { error: { message: 'Fixture provider failure' } } }));
+    const { fixture, panel } = await openPanel(h);
+    const before = endpoint.requests.length;
+    await send(panel, 'This run will fail.');
+    await endpoint.waitForRequests(before + 1);
+    const shown = await panel.waitFor(() => {
+      const status = document.getElementById('status');
+      const failed = status?.classList.contains('is-error') && /500|Fixture provider failure/.test(status.textContent);
+      if (!failed) return null;
+      return {
+        answers: document.querySelectorAll('#messages .msg-assistant').length,
+        users: [...document.querySelectorAll('#messages .msg-user .msg-user-text')].map(e => e.textContent),
+      };
+    }, undefined, { message: 'the error status after the failed run' });
+    assert.deepEqual(shown, { answers: 0, users: ['This run will fail.'] }, 'no empty answer is left behind');
+    await panel.close();
+    await fixture.page.close();
+  });
+
   it('reports the render cost of a 100 KB answer streamed in 2,000 deltas', async t => {
     const h = harness();
     const result = await measurePanelRender(h, endpoint, { bytes: 100 * 1024, deltas: 2000 });
