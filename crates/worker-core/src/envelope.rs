@@ -22,7 +22,6 @@ impl RequestError {
             path: "$",
         }
     }
-
 }
 
 /// A message that passed the envelope checks.
