@@ -17,6 +17,7 @@ pub mod bootstrap;
 pub mod cancel;
 pub mod context;
 pub mod docs;
+pub mod edits;
 pub mod envelope;
 pub mod page_client;
 pub mod platform;

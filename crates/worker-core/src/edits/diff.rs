@@ -1,0 +1,1 @@
+//! Unified line diffs for edit previews, built with `similar`.

@@ -1,0 +1,1 @@
+//! Resolving a write tool call against one editor snapshot into absolute changes.
