@@ -13,6 +13,7 @@
 pub mod app;
 pub mod attachments;
 pub mod chat;
+pub mod edits;
 pub mod history;
 pub mod run_ui;
 pub mod sessions;

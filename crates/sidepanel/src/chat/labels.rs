@@ -54,6 +54,11 @@ impl ToolStatus {
         }
     }
 
+    /// A pill of `kind` saying `text`.
+    pub fn with(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
+        ToolStatus::new(kind, text)
+    }
+
     /// A call that has not answered yet.
     pub fn running() -> ToolStatus {
         ToolStatus::new(StatusKind::Pending, "running…")
@@ -225,8 +230,32 @@ pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
             },
             _ => ok("opened".to_owned()),
         },
+        "replace_lines" | "search_replace" | "insert_at_cursor" | "replace_selection" | "patch_document"
+            if protocol::js::is_truthy(result.get("no_changes")) =>
+        {
+            ResultSummary {
+                status: ToolStatus::new(StatusKind::Ok, "no changes"),
+                detail: Some("The document already read like this; nothing was written.".to_owned()),
+            }
+        }
+        "replace_lines" | "search_replace" | "insert_at_cursor" | "replace_selection" => {
+            let reviewed = result.get("reviewed_diff").and_then(Value::as_bool) == Some(true);
+            edit_summary(
+                if reviewed { "applied · reviewed" } else { "applied" }.to_owned(),
+                result,
+            )
+        }
         "patch_document" => {
             let applied = count(result, "edits_applied");
+            if result.get("editCheckpoint").is_some() || result.get("reviewed_diff").is_some() {
+                let reviewed = result.get("reviewed_diff").and_then(Value::as_bool) == Some(true);
+                let plural = if applied == 1 { "edit" } else { "edits" };
+                let text = format!(
+                    "{applied} {plural} applied{}",
+                    if reviewed { " · reviewed" } else { "" }
+                );
+                return edit_summary(text, result);
+            }
             let skipped = count(result, "skipped_count");
             ok(if skipped > 0 {
                 format!("{applied} ok, {skipped} skipped")
@@ -235,6 +264,20 @@ pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
             })
         }
         _ => ok("done".to_owned()),
+    }
+}
+
+/// An applied editor write: the pill, and its warning (a receipt that could
+/// not be stored, say) as the detail.
+fn edit_summary(text: String, result: &Value) -> ResultSummary {
+    let warning = result
+        .get("warning")
+        .and_then(Value::as_str)
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned);
+    ResultSummary {
+        status: ToolStatus::new(StatusKind::Ok, text),
+        detail: warning,
     }
 }
 
@@ -683,6 +726,37 @@ mod tests {
             "3 applied"
         );
         assert_eq!(history_summary("read_document", None).status.text, "done");
+    }
+
+    #[test]
+    fn editor_write_results_show_applied_reviewed_and_no_change_states() {
+        let receipt = json!({"id": "edit-1", "status": "applied", "fileLabel": "main.typ", "createdAt": 1});
+        let reviewed = result_summary(
+            "replace_lines",
+            &json!({"ok": true, "edits_applied": 1, "reviewed_diff": true, "editCheckpoint": receipt}),
+        );
+        assert_eq!(reviewed.status.text, "applied · reviewed");
+        assert_eq!(reviewed.detail, None);
+        let auto = result_summary(
+            "insert_at_cursor",
+            &json!({"ok": true, "edits_applied": 1, "reviewed_diff": false, "warning": "Receipt not saved"}),
+        );
+        assert_eq!(auto.status.text, "applied");
+        assert_eq!(auto.detail.as_deref(), Some("Receipt not saved"));
+        let patch = result_summary(
+            "patch_document",
+            &json!({"ok": true, "edits_applied": 3, "reviewed_diff": true, "editCheckpoint": receipt}),
+        );
+        assert_eq!(patch.status.text, "3 edits applied · reviewed");
+        let none = result_summary("search_replace", &json!({"ok": true, "no_changes": true}));
+        assert_eq!(none.status.text, "no changes");
+        assert!(none.detail.is_some());
+        let stale = result_summary(
+            "replace_selection",
+            &json!({"ok": false, "code": "STALE_EDIT_PREVIEW", "error": "The document changed before the edit could be applied."}),
+        );
+        assert_eq!(stale.status.kind, StatusKind::Err);
+        assert_eq!(utf16_len(&stale.status.text), 50);
     }
 
     #[test]
