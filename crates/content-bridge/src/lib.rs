@@ -17,9 +17,12 @@
 //! - [`diagnostics`]: `PAGE_GET_DIAGNOSTICS` ([`diagnostics::PageDiagnostics`]).
 //! - [`preview`]: `PAGE_GET_PREVIEW` ([`preview::PagePreview`]).
 //! - [`probe`]: `PAGE_GET_PROBE` ([`probe::PageProbe`]).
+//! - [`edits`]: `PAGE_SHOW_EDIT_PREVIEW`, `PAGE_APPLY_EDIT` and
+//!   `PAGE_CLEAR_EDIT_PREVIEW` (request checks, [`edits::EditError`]).
 
 pub mod context;
 pub mod diagnostics;
+pub mod edits;
 pub mod preview;
 pub mod probe;
 pub mod request;
@@ -49,7 +52,7 @@ mod page_script_limits {
 
     #[test]
     fn bridge_adapter_limits_equal_the_protocol_crate() {
-        let expected: [(&str, u64); 17] = [
+        let expected: [(&str, u64); 27] = [
             ("MAX_PAGE_DOCUMENT_CHARS", limits::MAX_PAGE_DOCUMENT_CHARS.into()),
             ("MAX_PAGE_SELECTION_CHARS", limits::MAX_PAGE_SELECTION_CHARS.into()),
             ("MAX_PAGE_WORKSPACE_CHARS", limits::MAX_PAGE_WORKSPACE_CHARS.into()),
@@ -75,6 +78,19 @@ mod page_script_limits {
             ("MAX_DIAGNOSTIC_SEVERITY_CHARS", 16),
             ("MAX_DIAGNOSTIC_KIND_CHARS", 32),
             ("MAX_DIAGNOSTIC_TEXT_CHARS", 500),
+            (
+                "MAX_EDITOR_TRANSACTION_CHARS",
+                limits::MAX_EDITOR_TRANSACTION_CHARS.into(),
+            ),
+            ("MAX_FILE_LABEL_CHARS", limits::MAX_FILE_LABEL_CHARS.into()),
+            ("MAX_PREPARED_CHANGES", limits::MAX_PREPARED_CHANGES.into()),
+            ("MAX_PREPARED_INSERT_CHARS", limits::MAX_PREPARED_INSERT_CHARS.into()),
+            ("MAX_DIFF_HUNKS", limits::MAX_DIFF_HUNKS.into()),
+            ("MAX_DIFF_ROWS", limits::MAX_DIFF_ROWS.into()),
+            ("MAX_DIFF_TEXT_CHARS", limits::MAX_DIFF_TEXT_CHARS.into()),
+            ("MAX_EDIT_RESULT_CHARS", page_response::MAX_EDIT_RESULT_CHARS as u64),
+            ("MAX_INLINE_DIFF_ROWS", crate::edits::MAX_INLINE_DIFF_ROWS),
+            ("MAX_EDIT_WARNING_CHARS", crate::edits::MAX_EDIT_WARNING_CHARS.into()),
         ];
         for (name, value) in expected {
             assert_eq!(js_limit(name), Some(value), "bridge-protocol.js LIMITS.{name}");

@@ -14,7 +14,7 @@
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
-  const ADAPTER_REVISION = 2;
+  const ADAPTER_REVISION = 3;
   const installed = root.__typstAgentBridgeProtocol;
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
@@ -39,7 +39,17 @@
     MAX_DIAGNOSTIC_MESSAGE_CHARS: 2000,
     MAX_DIAGNOSTIC_SEVERITY_CHARS: 16,
     MAX_DIAGNOSTIC_KIND_CHARS: 32,
-    MAX_DIAGNOSTIC_TEXT_CHARS: 500
+    MAX_DIAGNOSTIC_TEXT_CHARS: 500,
+    MAX_EDITOR_TRANSACTION_CHARS: 1000000,
+    MAX_FILE_LABEL_CHARS: 240,
+    MAX_PREPARED_CHANGES: 128,
+    MAX_PREPARED_INSERT_CHARS: 1000000,
+    MAX_DIFF_HUNKS: 256,
+    MAX_DIFF_ROWS: 5000,
+    MAX_DIFF_TEXT_CHARS: 512000,
+    MAX_EDIT_RESULT_CHARS: 64000,
+    MAX_INLINE_DIFF_ROWS: 2000,
+    MAX_EDIT_WARNING_CHARS: 500
   });
 
   const { TYPES } = constants;
@@ -75,6 +85,71 @@
     return Object.keys(object).every(field => allowed.includes(field));
   }
 
+  // ---------- Prepared edits ----------
+
+  // 1..128 changes `{from, to, insert}` in UTF-16 offsets of `textLength`
+  // units: sorted, non-overlapping, inside the text, at most 1,000,000
+  // inserted units in all. The same rules as the worker's (protocol crate).
+  function validChanges(changes, textLength) {
+    if (!Array.isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) return false;
+    let previousTo = 0;
+    let inserted = 0;
+    for (const change of changes) {
+      if (!isPlainObject(change) || !onlyFields(change, ['from', 'to', 'insert'])) return false;
+      const { from, to, insert } = change;
+      if (!isCount(from) || !isCount(to) || typeof insert !== 'string') return false;
+      if (to < from || to > textLength || from < previousTo) return false;
+      inserted += insert.length;
+      if (inserted > LIMITS.MAX_PREPARED_INSERT_CHARS) return false;
+      previousTo = to;
+    }
+    return true;
+  }
+
+  const lineNumber = value => !given(value) || (Number.isInteger(value) && value >= 1);
+  const DIFF_ROW_KINDS = ['context', 'delete', 'insert'];
+
+  // A unified diff as the worker builds it: exact fields, 1..256 hunks of at
+  // least one row, at most 5,000 rows and 512,000 text units in all, inserted
+  // rows without an old line, deleted rows without a new one.
+  function validDiffPreview(preview) {
+    if (!isPlainObject(preview) || !onlyFields(preview, ['kind', 'fileLabel', 'additions', 'deletions', 'hunks'])) return false;
+    if (preview.kind !== 'unified-diff' || !nonBlank(preview.fileLabel, LIMITS.MAX_FILE_LABEL_CHARS)) return false;
+    if (!isCount(preview.additions) || !isCount(preview.deletions) || preview.additions + preview.deletions === 0) return false;
+    const hunks = preview.hunks;
+    if (!Array.isArray(hunks) || hunks.length === 0 || hunks.length > LIMITS.MAX_DIFF_HUNKS) return false;
+    let rows = 0;
+    let textUnits = 0;
+    for (const hunk of hunks) {
+      if (!isPlainObject(hunk) || !onlyFields(hunk, ['oldStart', 'oldLines', 'newStart', 'newLines', 'rows'])) return false;
+      if (!['oldStart', 'oldLines', 'newStart', 'newLines'].every(field => isCount(hunk[field]))) return false;
+      if (!Array.isArray(hunk.rows) || hunk.rows.length === 0) return false;
+      for (const row of hunk.rows) {
+        if (!isPlainObject(row) || !onlyFields(row, ['kind', 'oldLine', 'newLine', 'text'])) return false;
+        if (!DIFF_ROW_KINDS.includes(row.kind) || typeof row.text !== 'string') return false;
+        if (!lineNumber(row.oldLine) || !lineNumber(row.newLine)) return false;
+        if ((row.kind === 'insert' && given(row.oldLine)) || (row.kind === 'delete' && given(row.newLine))) return false;
+        rows += 1;
+        textUnits += row.text.length;
+        if (rows > LIMITS.MAX_DIFF_ROWS || textUnits > LIMITS.MAX_DIFF_TEXT_CHARS) return false;
+      }
+    }
+    return true;
+  }
+
+  const PREPARED_EDIT_FIELDS = ['expectedText', 'expectedEditorToken', 'expectedFileLabel', 'changes', 'callId'];
+
+  function validPreparedEdit(payload) {
+    return typeof payload.expectedText === 'string' && payload.expectedText.length <= LIMITS.MAX_EDITOR_TRANSACTION_CHARS
+      && nonBlank(payload.expectedEditorToken, LIMITS.MAX_EDITOR_TOKEN_CHARS)
+      && nonBlank(payload.expectedFileLabel, LIMITS.MAX_FILE_LABEL_CHARS)
+      && nonBlank(payload.callId, constants.MAX_REQUEST_ID_CHARS)
+      && validChanges(payload.changes, payload.expectedText.length);
+  }
+
+  // Edit requests belong to a run: the page binds its preview to the run id.
+  const RUN_SCOPED = new Set([TYPES.PAGE_SHOW_EDIT_PREVIEW, TYPES.PAGE_CLEAR_EDIT_PREVIEW, TYPES.PAGE_APPLY_EDIT]);
+
   // Exact payload rules for what the page accepts. A payload with any field
   // outside `allowed`, or missing one in `required`, is refused.
   const PAYLOAD_RULES = {
@@ -95,6 +170,21 @@
       check: payload => optional(payload.tabId, isCount)
         && optional(payload.preferTypstCanvas, value => typeof value === 'boolean')
         && optional(payload.preferAssetImage, value => typeof value === 'boolean')
+    },
+    [TYPES.PAGE_SHOW_EDIT_PREVIEW]: {
+      allowed: [...PREPARED_EDIT_FIELDS, 'preview'],
+      required: [...PREPARED_EDIT_FIELDS, 'preview'],
+      check: payload => validPreparedEdit(payload) && validDiffPreview(payload.preview)
+    },
+    [TYPES.PAGE_APPLY_EDIT]: {
+      allowed: [...PREPARED_EDIT_FIELDS, 'reviewedDiff'],
+      required: [...PREPARED_EDIT_FIELDS, 'reviewedDiff'],
+      check: payload => validPreparedEdit(payload) && typeof payload.reviewedDiff === 'boolean'
+    },
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: {
+      allowed: ['callId'],
+      required: ['callId'],
+      check: payload => nonBlank(payload.callId, constants.MAX_REQUEST_ID_CHARS)
     },
     [TYPES.PAGE_BRIDGE_INIT]: { allowed: [], required: [] },
     [TYPES.PAGE_BRIDGE_READY]: { allowed: [], required: [] },
@@ -129,6 +219,7 @@
     if (hasOwn(message, 'requestId') && !nonBlank(message.requestId, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (hasOwn(message, 'runId') && message.runId !== undefined && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (hasOwn(message, 'nonce') && !nonBlank(message.nonce, 200)) return false;
+    if (RUN_SCOPED.has(message.type) && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
     return validPayload(message.type, message.payload);
   }
 
@@ -189,6 +280,46 @@
       && optional(data.totalCount, value => isCount(value) && value >= items.length);
   }
 
+  const STALE_REASONS = ['file', 'editor', 'document'];
+  const REFUSAL_CODES = ['EDITOR_UNAVAILABLE', 'STALE_EDIT_PREVIEW', 'EDIT_PREVIEW_BUSY', 'INVALID_PREPARED_EDIT'];
+  const warningText = value => nonBlank(value, LIMITS.MAX_EDIT_WARNING_CHARS);
+
+  // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.
+  function validRefusal(result) {
+    return onlyFields(result, ['ok', 'code', 'error', 'staleReason'])
+      && REFUSAL_CODES.includes(result.code)
+      && nonBlank(result.error, LIMITS.MAX_PAGE_ERROR_CHARS)
+      && (result.code === 'STALE_EDIT_PREVIEW' ? STALE_REASONS.includes(result.staleReason) : !hasOwn(result, 'staleReason'));
+  }
+
+  function validShowResult(result) {
+    if (!hasOwn(result, 'presentation')) {
+      return onlyFields(result, ['ok', 'shown', 'warning']) && result.shown === false && warningText(result.warning);
+    }
+    return onlyFields(result, ['ok', 'shown', 'presentation', 'changes_previewed', 'additions_rendered', 'deletions_rendered', 'truncated', 'warning'])
+      && result.presentation === 'editor-diff-surface'
+      && typeof result.shown === 'boolean' && typeof result.truncated === 'boolean'
+      && ['changes_previewed', 'additions_rendered', 'deletions_rendered'].every(field => isCount(result[field]))
+      && optional(result.warning, warningText);
+  }
+
+  const EDIT_RESULT_RULES = {
+    [TYPES.PAGE_SHOW_EDIT_PREVIEW]: validShowResult,
+    [TYPES.PAGE_APPLY_EDIT]: result => onlyFields(result, ['ok', 'edits_applied', 'reviewed_diff'])
+      && isCount(result.edits_applied) && typeof result.reviewed_diff === 'boolean',
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: result => onlyFields(result, ['ok', 'cleared']) && typeof result.cleared === 'boolean'
+  };
+
+  // `{result}` of the edit requests; refusals travel as data, not as errors,
+  // so the worker can tell a stale editor from a broken bridge.
+  function validEditData(requestType, data) {
+    if (!isPlainObject(data) || !onlyFields(data, ['result']) || !isPlainObject(data.result)) return false;
+    if (jsonLength(data) > LIMITS.MAX_EDIT_RESULT_CHARS) return false;
+    const result = data.result;
+    if (result.ok === false) return requestType !== TYPES.PAGE_CLEAR_EDIT_PREVIEW && validRefusal(result);
+    return result.ok === true && EDIT_RESULT_RULES[requestType](result);
+  }
+
   // What each page request may answer with. Types without a rule here are not
   // served by this runtime yet, so the isolated world refuses them up front.
   const RESPONSE_DATA_RULES = {
@@ -199,7 +330,10 @@
       && Object.keys(data).length === constants.PROBE_FIELDS.length
       && constants.PROBE_FIELDS.every(field => typeof data[field] === 'boolean'),
     [TYPES.PAGE_CANCEL_REQUEST]: data => isPlainObject(data)
-      && Object.keys(data).length === 1 && typeof data.cancelled === 'boolean'
+      && Object.keys(data).length === 1 && typeof data.cancelled === 'boolean',
+    [TYPES.PAGE_SHOW_EDIT_PREVIEW]: data => validEditData(TYPES.PAGE_SHOW_EDIT_PREVIEW, data),
+    [TYPES.PAGE_APPLY_EDIT]: data => validEditData(TYPES.PAGE_APPLY_EDIT, data),
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: data => validEditData(TYPES.PAGE_CLEAR_EDIT_PREVIEW, data)
   };
 
   function validResponseData(requestType, data) {
