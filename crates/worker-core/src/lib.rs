@@ -19,6 +19,7 @@ pub mod context;
 pub mod docs;
 pub mod edits;
 pub mod envelope;
+pub mod journals;
 pub mod page_client;
 pub mod platform;
 pub mod provider;

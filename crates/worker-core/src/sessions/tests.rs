@@ -841,10 +841,15 @@ fn seed_journals(env: &Env, sessions: &[(&str, &str)]) {
             &checkpoint_key,
             json!({"version": 1, "id": format!("edit-{index}"), "beforeText": "private"}),
         );
-        checkpoints.push(
-            json!({"id": format!("edit-{index}"), "projectId": project, "sessionId": session,
-            "status": "applied", "bodyKey": checkpoint_key}),
-        );
+        let hash = protocol::edit_checkpoint::sha256_text("private");
+        checkpoints.push(json!({
+            "id": format!("edit-{index}"), "projectId": project, "sessionId": session, "runId": "run",
+            "callId": "call", "fileLabel": "main.typ", "status": "applied", "previousStatus": "",
+            "beforeHash": hash, "beforeLength": 7, "afterHash": hash, "afterLength": 7,
+            "pendingAfterHash": null, "pendingAfterLength": null, "previousAfterHash": null,
+            "previousAfterLength": null, "createdAt": 1, "updatedAt": 1, "approxBytes": 50,
+            "bodyKey": checkpoint_key,
+        }));
         for kind in ["automatic", "manual"] {
             let id = format!("snapshot-{kind}-{index}");
             let key = format!("{}{id}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX);
@@ -854,10 +859,11 @@ fn seed_journals(env: &Env, sessions: &[(&str, &str)]) {
             } else {
                 (Value::Null, Value::Null)
             };
-            snapshots.push(
-                json!({"id": id, "kind": kind, "projectId": project, "sessionId": session_id,
-                "runId": run_id, "bodyKey": key}),
-            );
+            snapshots.push(json!({
+                "id": id, "kind": kind, "projectId": project, "fileLabel": "main.typ", "title": "Copy",
+                "textHash": protocol::edit_checkpoint::sha256_text("doc"), "textLength": 3, "createdAt": 1,
+                "approxBytes": 40, "sessionId": session_id, "runId": run_id, "bodyKey": key,
+            }));
         }
     }
     env.storage.put(
