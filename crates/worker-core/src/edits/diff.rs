@@ -1,1 +1,574 @@
-//! Unified line diffs for edit previews, built with `similar`.
+//! Unified line diffs for the previews the user reviews before an edit, a
+//! Revert or a snapshot restore reaches the document.
+//!
+//! Lines are the document split on `\n` (a `\r` stays at the end of its row,
+//! so a CRLF document shows exactly what it holds). The line diff is Myers'
+//! algorithm from `similar`; changed rows are grouped into hunks with three
+//! rows of context, and two hunks whose context would touch or overlap become
+//! one. `oldStart`/`newStart` are the line numbers at the hunk's first row,
+//! as the original showed them.
+//!
+//! Every preview is bounded before it is built: a diff the user could not
+//! reasonably review (too many changed rows, too much changed text, or more
+//! than the wire shape in [`protocol::diff_preview`] allows) is refused with
+//! `EDIT_PREVIEW_TOO_LARGE`, whose message the caller can show as a notice.
+//! What is returned always passes [`DiffPreview::parse`].
+
+use super::error::{EditError, EditErrorCode};
+use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow, DiffRowKind};
+use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, TextChange};
+use protocol::js;
+use protocol::limits;
+use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
+use std::collections::HashMap;
+
+/// Rows of unchanged lines shown around each change.
+pub const DIFF_CONTEXT_LINES: usize = 3;
+/// Most inserted plus deleted lines a diff may have (its edit distance).
+pub const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
+/// Most UTF-16 units of inserted and deleted line text in one diff.
+pub const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
+
+const fn limit(value: u32) -> usize {
+    value as usize
+}
+
+fn too_large(message: String) -> EditError {
+    EditError::new(EditErrorCode::EditPreviewTooLarge, message)
+}
+
+/// The label a preview shows: the caller's file label, or the default label
+/// when it is blank, cut to the wire bound (the label is only displayed; the
+/// commit guard compares the caller's full label).
+pub fn preview_file_label(file_label: &str) -> String {
+    if !js::is_non_blank(file_label) {
+        return DEFAULT_EDIT_FILE_LABEL.to_owned();
+    }
+    js::truncate_utf16(file_label, limit(limits::MAX_FILE_LABEL_CHARS)).to_owned()
+}
+
+/// A lower bound of the edit distance between two line lists that costs one
+/// pass: a line value that occurs a different number of times on each side
+/// must be deleted or inserted at least that many times. It lets a pair of
+/// unrelated documents be refused before Myers' algorithm spends
+/// `O((N + M) · D)` on them.
+fn edit_distance_lower_bound(old: &[&str], new: &[&str]) -> usize {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let old_rest = old.get(prefix..).unwrap_or_default();
+    let new_rest = new.get(prefix..).unwrap_or_default();
+    let suffix = old_rest
+        .iter()
+        .rev()
+        .zip(new_rest.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let old_middle = old_rest.get(..old_rest.len() - suffix).unwrap_or_default();
+    let new_middle = new_rest.get(..new_rest.len() - suffix).unwrap_or_default();
+    let mut balance: HashMap<&str, i64> = HashMap::new();
+    for line in old_middle {
+        *balance.entry(line).or_default() += 1;
+    }
+    for line in new_middle {
+        *balance.entry(line).or_default() -= 1;
+    }
+    balance.values().map(|count| count.unsigned_abs() as usize).sum()
+}
+
+fn row(kind: DiffRowKind, old_line: Option<usize>, new_line: Option<usize>, text: &str) -> DiffRow {
+    DiffRow {
+        kind,
+        old_line: old_line.map(|line| line as u64 + 1),
+        new_line: new_line.map(|line| line as u64 + 1),
+        text: text.to_owned(),
+    }
+}
+
+/// The rows of one diff operation, in order: deletions before insertions.
+fn op_rows(op: &DiffOp, old: &[&str], new: &[&str], rows: &mut Vec<DiffRow>) {
+    let (tag, old_range, new_range) = op.as_tag_tuple();
+    let old_lines = old.get(old_range.clone()).unwrap_or_default();
+    let new_lines = new.get(new_range.clone()).unwrap_or_default();
+    match tag {
+        DiffTag::Equal => {
+            for (offset, text) in old_lines.iter().enumerate() {
+                let (old_index, new_index) = (old_range.start + offset, new_range.start + offset);
+                rows.push(row(DiffRowKind::Context, Some(old_index), Some(new_index), text));
+            }
+        }
+        DiffTag::Delete | DiffTag::Insert | DiffTag::Replace => {
+            for (offset, text) in old_lines.iter().enumerate() {
+                rows.push(row(DiffRowKind::Delete, Some(old_range.start + offset), None, text));
+            }
+            for (offset, text) in new_lines.iter().enumerate() {
+                rows.push(row(DiffRowKind::Insert, None, Some(new_range.start + offset), text));
+            }
+        }
+    }
+}
+
+/// The unified diff from `before` to `after`, or `None` when they are equal
+/// (a preview needs at least one changed line).
+///
+/// Fails with `EDIT_PREVIEW_TOO_LARGE` when the diff has more than
+/// [`MAX_DIFF_EDIT_DISTANCE`] changed lines, more than
+/// [`MAX_DIFF_CHANGED_TEXT_CHARS`] of changed text, or would exceed the wire
+/// bounds (hunks, rows, text) of a [`DiffPreview`].
+pub fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Option<DiffPreview>, EditError> {
+    if before == after {
+        return Ok(None);
+    }
+    let old: Vec<&str> = before.split('\n').collect();
+    let new: Vec<&str> = after.split('\n').collect();
+    let bound = edit_distance_lower_bound(&old, &new);
+    if bound > MAX_DIFF_EDIT_DISTANCE {
+        return Err(too_large(format!(
+            "The line diff is too complex to review safely (at least {bound} changed lines; limit {MAX_DIFF_EDIT_DISTANCE})."
+        )));
+    }
+    let ops = capture_diff_slices(Algorithm::Myers, &old, &new);
+
+    let mut additions = 0usize;
+    let mut deletions = 0usize;
+    let mut changed_chars = 0usize;
+    for op in &ops {
+        let (tag, old_range, new_range) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            continue;
+        }
+        deletions += old_range.len();
+        additions += new_range.len();
+        let deleted = old.get(old_range).unwrap_or_default();
+        let inserted = new.get(new_range).unwrap_or_default();
+        changed_chars += deleted
+            .iter()
+            .chain(inserted)
+            .map(|line| js::utf16_len(line))
+            .sum::<usize>();
+    }
+    let distance = additions + deletions;
+    if distance > MAX_DIFF_EDIT_DISTANCE {
+        return Err(too_large(format!(
+            "The line diff is too complex to review safely ({distance} changed lines; limit {MAX_DIFF_EDIT_DISTANCE})."
+        )));
+    }
+    if changed_chars > MAX_DIFF_CHANGED_TEXT_CHARS {
+        return Err(too_large(format!(
+            "The diff contains too much changed text to review safely ({changed_chars} characters; limit {MAX_DIFF_CHANGED_TEXT_CHARS})."
+        )));
+    }
+
+    let groups = group_diff_ops(ops, DIFF_CONTEXT_LINES);
+    if groups.len() > limit(limits::MAX_DIFF_HUNKS) {
+        return Err(too_large(format!(
+            "The diff has too many separate changes to display ({} hunks; limit {}).",
+            groups.len(),
+            limits::MAX_DIFF_HUNKS
+        )));
+    }
+    let mut hunks = Vec::with_capacity(groups.len());
+    let mut total_rows = 0usize;
+    let mut total_chars = 0usize;
+    for group in &groups {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_span = first.old_range().start..last.old_range().end;
+        let new_span = first.new_range().start..last.new_range().end;
+        let mut rows = Vec::with_capacity(old_span.len() + new_span.len());
+        for op in group {
+            op_rows(op, &old, &new, &mut rows);
+        }
+        total_rows += rows.len();
+        total_chars += rows.iter().map(|row| js::utf16_len(&row.text)).sum::<usize>();
+        if total_rows > limit(limits::MAX_DIFF_ROWS) {
+            return Err(too_large(format!(
+                "The diff has too many rows to display (more than {}).",
+                limits::MAX_DIFF_ROWS
+            )));
+        }
+        if total_chars > limit(limits::MAX_DIFF_TEXT_CHARS) {
+            return Err(too_large(format!(
+                "The diff has too much text to display (more than {} characters).",
+                limits::MAX_DIFF_TEXT_CHARS
+            )));
+        }
+        hunks.push(DiffHunk {
+            old_start: old_span.start as u64 + 1,
+            old_lines: old_span.len() as u64,
+            new_start: new_span.start as u64 + 1,
+            new_lines: new_span.len() as u64,
+            rows,
+        });
+    }
+    Ok(Some(DiffPreview {
+        kind: DiffPreviewKind::UnifiedDiff,
+        file_label: preview_file_label(file_label),
+        additions: additions as u64,
+        deletions: deletions as u64,
+        hunks,
+    }))
+}
+
+/// What Revert and snapshot restore show and send: the live document is
+/// replaced as a whole by the saved text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WholeDocumentEdit {
+    /// The live document already equals the saved text: nothing to do.
+    Unchanged,
+    /// A replacement with its preview, or with a notice (the
+    /// `EDIT_PREVIEW_TOO_LARGE` message) when the diff cannot be displayed;
+    /// the replacement itself stays possible then.
+    Replace {
+        change: TextChange,
+        preview: Option<DiffPreview>,
+        notice: Option<String>,
+    },
+}
+
+/// The single change that turns `current` into `target` (all of `current`,
+/// in UTF-16 units, replaced by `target`).
+pub fn whole_document_change(current: &str, target: &str) -> TextChange {
+    TextChange {
+        from: 0,
+        to: js::utf16_len(current) as u64,
+        insert: target.to_owned(),
+    }
+}
+
+/// The whole-document replacement from `current` to `target` and its diff.
+pub fn whole_document_edit(current: &str, target: &str, file_label: &str) -> WholeDocumentEdit {
+    if current == target {
+        return WholeDocumentEdit::Unchanged;
+    }
+    let change = whole_document_change(current, target);
+    match unified_diff(current, target, file_label) {
+        Ok(preview) => WholeDocumentEdit::Replace {
+            change,
+            preview,
+            notice: None,
+        },
+        Err(error) => WholeDocumentEdit::Replace {
+            change,
+            preview: None,
+            notice: Some(error.message),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::edit_checkpoint::apply_text_changes;
+
+    fn diff(before: &str, after: &str) -> DiffPreview {
+        let preview = unified_diff(before, after, "main.typ")
+            .expect("diff builds")
+            .expect("texts differ");
+        assert_eq!(
+            DiffPreview::parse(&preview.to_value()).as_ref(),
+            Some(&preview),
+            "the preview must pass the wire validator"
+        );
+        preview
+    }
+
+    fn kinds_and_text(hunk: &DiffHunk) -> Vec<(DiffRowKind, Option<u64>, Option<u64>, &str)> {
+        hunk.rows
+            .iter()
+            .map(|row| (row.kind, row.old_line, row.new_line, row.text.as_str()))
+            .collect()
+    }
+
+    fn numbered(count: usize) -> Vec<String> {
+        (1..=count).map(|n| format!("line {n}")).collect()
+    }
+
+    use DiffRowKind::{Context as C, Delete as D, Insert as I};
+
+    #[test]
+    fn equal_texts_have_no_preview() {
+        assert_eq!(unified_diff("same\ntext", "same\ntext", "main.typ"), Ok(None));
+        assert_eq!(unified_diff("", "", "main.typ"), Ok(None));
+    }
+
+    #[test]
+    fn a_replaced_line_shows_context_and_both_line_numbers() {
+        let preview = diff("= Title\nOld paragraph\nLast", "= Title\nNew paragraph\nLast");
+        assert_eq!((preview.additions, preview.deletions), (1, 1));
+        assert_eq!(preview.file_label, "main.typ");
+        let [hunk] = preview.hunks.as_slice() else {
+            panic!("one hunk expected: {preview:?}");
+        };
+        assert_eq!(
+            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
+            (1, 3, 1, 3)
+        );
+        assert_eq!(
+            kinds_and_text(hunk),
+            vec![
+                (C, Some(1), Some(1), "= Title"),
+                (D, Some(2), None, "Old paragraph"),
+                (I, None, Some(2), "New paragraph"),
+                (C, Some(3), Some(3), "Last"),
+            ]
+        );
+    }
+
+    #[test]
+    fn distant_changes_form_separate_hunks_with_three_context_rows() {
+        let before = numbered(24);
+        let mut after = before.clone();
+        after[1] = "changed 2".into();
+        after[21] = "changed 22".into();
+        let preview = diff(&before.join("\n"), &after.join("\n"));
+        assert_eq!((preview.additions, preview.deletions), (2, 2));
+        let [first, second] = preview.hunks.as_slice() else {
+            panic!("two hunks expected: {preview:?}");
+        };
+        // Line 2 changed: one line of context above (line 1), three below (3-5).
+        assert_eq!(
+            (first.old_start, first.old_lines, first.new_start, first.new_lines),
+            (1, 5, 1, 5)
+        );
+        assert_eq!(first.rows.first().map(|r| r.text.as_str()), Some("line 1"));
+        assert_eq!(first.rows.last().map(|r| r.text.as_str()), Some("line 5"));
+        // Line 22 changed: context 19-21 above, 23-24 below.
+        assert_eq!(
+            (second.old_start, second.old_lines, second.new_start, second.new_lines),
+            (19, 6, 19, 6)
+        );
+        assert_eq!(second.rows.first().map(|r| r.text.as_str()), Some("line 19"));
+        assert_eq!(second.rows.last().map(|r| r.text.as_str()), Some("line 24"));
+    }
+
+    #[test]
+    fn changes_six_lines_apart_merge_and_seven_apart_split() {
+        let before = numbered(40);
+        // Changed lines 10 and 17: six unchanged lines between them.
+        let mut merged = before.clone();
+        merged[9] = "x".into();
+        merged[16] = "y".into();
+        let preview = diff(&before.join("\n"), &merged.join("\n"));
+        assert_eq!(preview.hunks.len(), 1);
+        let hunk = &preview.hunks[0];
+        assert_eq!((hunk.old_start, hunk.old_lines), (7, 14));
+        assert_eq!(hunk.rows.iter().filter(|r| r.kind == C).count(), 12);
+
+        // Changed lines 10 and 18: seven unchanged lines between them.
+        let mut split = before.clone();
+        split[9] = "x".into();
+        split[17] = "y".into();
+        let preview = diff(&before.join("\n"), &split.join("\n"));
+        assert_eq!(preview.hunks.len(), 2);
+        assert_eq!((preview.hunks[0].old_start, preview.hunks[0].old_lines), (7, 7));
+        assert_eq!((preview.hunks[1].old_start, preview.hunks[1].old_lines), (15, 7));
+    }
+
+    #[test]
+    fn pure_insertions_and_deletions_count_and_number_lines() {
+        let preview = diff("a\nb\nc", "a\nb\nnew 1\nnew 2\nc");
+        assert_eq!((preview.additions, preview.deletions), (2, 0));
+        let hunk = &preview.hunks[0];
+        assert_eq!(
+            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
+            (1, 3, 1, 5)
+        );
+        assert_eq!(
+            kinds_and_text(hunk),
+            vec![
+                (C, Some(1), Some(1), "a"),
+                (C, Some(2), Some(2), "b"),
+                (I, None, Some(3), "new 1"),
+                (I, None, Some(4), "new 2"),
+                (C, Some(3), Some(5), "c"),
+            ]
+        );
+
+        let preview = diff("a\nb\nc\nd", "a\nd");
+        assert_eq!((preview.additions, preview.deletions), (0, 2));
+        assert_eq!(
+            kinds_and_text(&preview.hunks[0]),
+            vec![
+                (C, Some(1), Some(1), "a"),
+                (D, Some(2), None, "b"),
+                (D, Some(3), None, "c"),
+                (C, Some(4), Some(2), "d"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_hunk_that_starts_with_an_insertion_uses_the_line_cursors() {
+        let preview = diff("a", "new\na");
+        let hunk = &preview.hunks[0];
+        assert_eq!(
+            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
+            (1, 1, 1, 2)
+        );
+        assert_eq!(kinds_and_text(hunk)[0], (I, None, Some(1), "new"));
+    }
+
+    #[test]
+    fn end_of_document_newlines_and_empty_documents_are_lines_too() {
+        // Adding a final newline adds an empty last line.
+        let preview = diff("a", "a\n");
+        assert_eq!((preview.additions, preview.deletions), (1, 0));
+        assert_eq!(kinds_and_text(&preview.hunks[0]).last(), Some(&(I, None, Some(2), "")));
+
+        // An empty document is one empty line.
+        let preview = diff("", "x");
+        assert_eq!(
+            kinds_and_text(&preview.hunks[0]),
+            vec![(D, Some(1), None, ""), (I, None, Some(1), "x")]
+        );
+    }
+
+    #[test]
+    fn crlf_rows_keep_their_carriage_return() {
+        let preview = diff("a\r\nb\r\nc", "a\r\nB\r\nc");
+        assert_eq!(
+            kinds_and_text(&preview.hunks[0]),
+            vec![
+                (C, Some(1), Some(1), "a\r"),
+                (D, Some(2), None, "b\r"),
+                (I, None, Some(2), "B\r"),
+                (C, Some(3), Some(3), "c"),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_file_label_falls_back_and_is_bounded() {
+        let preview = unified_diff("a", "b", "  ").expect("diff").expect("changed");
+        assert_eq!(preview.file_label, DEFAULT_EDIT_FILE_LABEL);
+        let long = format!("{}.typ", "d/".repeat(200));
+        let preview = unified_diff("a", "b", &long).expect("diff").expect("changed");
+        assert_eq!(js::utf16_len(&preview.file_label), 240);
+        assert!(DiffPreview::is_valid(&preview.to_value()));
+    }
+
+    #[test]
+    fn unrelated_documents_are_refused_before_diffing() {
+        let before = (0..3_000).map(|n| format!("old {n}")).collect::<Vec<_>>().join("\n");
+        let after = (0..3_000).map(|n| format!("new {n}")).collect::<Vec<_>>().join("\n");
+        let error = unified_diff(&before, &after, "main.typ").expect_err("too complex");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert!(error.message.contains("6000"), "{}", error.message);
+    }
+
+    #[test]
+    fn an_edit_distance_just_over_the_limit_is_refused_and_at_the_limit_accepted() {
+        // 2,000 replaced lines are 4,000 changed rows: exactly the limit.
+        let before = numbered(2_001).join("\n");
+        let mut lines = numbered(2_001);
+        for line in lines.iter_mut().take(2_000) {
+            line.push('!');
+        }
+        let preview = diff(&before, &lines.join("\n"));
+        assert_eq!(preview.additions + preview.deletions, 4_000);
+
+        lines[2_000].push('!');
+        let error = unified_diff(&before, &lines.join("\n"), "main.typ").expect_err("over the limit");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+    }
+
+    #[test]
+    fn a_reordering_that_the_cheap_bound_misses_is_still_refused() {
+        // The same lines in reverse order: the multiset bound is zero, the
+        // real edit distance is far above the limit.
+        let lines = numbered(2_100);
+        let reversed: Vec<String> = lines.iter().rev().cloned().collect();
+        let error = unified_diff(&lines.join("\n"), &reversed.join("\n"), "main.typ").expect_err("too complex");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+    }
+
+    #[test]
+    fn too_much_changed_text_is_refused() {
+        let long = "x".repeat(MAX_DIFF_CHANGED_TEXT_CHARS);
+        let error = unified_diff("a", &long, "main.typ").expect_err("too much text");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert!(error.message.contains("256001"), "{}", error.message);
+    }
+
+    #[test]
+    fn more_hunks_than_the_wire_allows_are_refused() {
+        // 300 isolated changes, each eight lines apart.
+        let before = numbered(2_400);
+        let mut after = before.clone();
+        for index in (0..2_400).step_by(8) {
+            after[index] = format!("changed {index}");
+        }
+        let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many hunks");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert!(error.message.contains("300 hunks"), "{}", error.message);
+    }
+
+    #[test]
+    fn more_rows_than_the_wire_allows_are_refused() {
+        // 250 separate hunks (within the hunk bound), each 8 replaced lines
+        // plus 6 context rows: 5,500 rows at an edit distance of exactly 4,000.
+        let before = numbered(250 * 20);
+        let mut after = before.clone();
+        for block in 0..250 {
+            for offset in 0..8 {
+                after[block * 20 + offset] = format!("changed {block} {offset}");
+            }
+        }
+        let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many rows");
+        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+    }
+
+    #[test]
+    fn whole_document_edits_replace_everything_and_keep_a_notice_when_too_large() {
+        assert_eq!(
+            whole_document_edit("same", "same", "main.typ"),
+            WholeDocumentEdit::Unchanged
+        );
+
+        let current = "a\u{1F600}\nb";
+        let WholeDocumentEdit::Replace {
+            change,
+            preview,
+            notice,
+        } = whole_document_edit(current, "a\nc", "main.typ")
+        else {
+            panic!("a replacement expected");
+        };
+        assert_eq!((change.from, change.to), (0, 5));
+        assert_eq!(apply_text_changes(current, &[change]).as_deref(), Ok("a\nc"));
+        assert_eq!(notice, None);
+        let preview = preview.expect("small diff has a preview");
+        assert_eq!((preview.additions, preview.deletions), (2, 2));
+
+        let before = (0..5_000).map(|n| format!("old {n}")).collect::<Vec<_>>().join("\n");
+        let WholeDocumentEdit::Replace {
+            change,
+            preview,
+            notice,
+        } = whole_document_edit(&before, "new", "main.typ")
+        else {
+            panic!("a replacement expected");
+        };
+        assert!(preview.is_none(), "5,001 changed lines have no preview");
+        assert!(notice.is_some_and(|text| !text.is_empty()));
+        assert_eq!(apply_text_changes(&before, &[change]).as_deref(), Ok("new"));
+    }
+
+    #[test]
+    fn a_twenty_thousand_line_document_gets_its_preview() {
+        let before = numbered(20_000);
+        let mut after = before.clone();
+        for index in [5, 4_000, 9_999, 15_000, 19_999] {
+            after[index] = format!("edited {index}");
+        }
+        after.insert(12_000, "inserted".into());
+        let preview = diff(&before.join("\n"), &after.join("\n"));
+        assert_eq!((preview.additions, preview.deletions), (6, 5));
+        assert_eq!(preview.hunks.len(), 6);
+        let last = preview.hunks.last().expect("hunks");
+        assert_eq!(
+            last.rows.last().map(|r| (r.old_line, r.new_line)),
+            Some((None, Some(20_001)))
+        );
+    }
+}

@@ -4,4 +4,7 @@
 //! only by the commit path, which receives what these modules computed.
 
 pub mod diff;
+mod error;
 pub mod resolve;
+
+pub use error::{EditError, EditErrorCode};

@@ -1,1 +1,1116 @@
-//! Resolving a write tool call against one editor snapshot into absolute changes.
+//! Resolving one editor-write tool call against one editor snapshot.
+//!
+//! The model speaks in lines, search strings, the cursor and the selection;
+//! the page applies absolute changes. This module turns the first into the
+//! second without touching the page: every tool is resolved against the same
+//! immutable [`EditSnapshot`], the changes are sorted and checked for overlap
+//! (so a `patch_document` applies all of its edits or none), the proposed
+//! text is computed, and the change is bounded and previewed as a unified
+//! diff. Offsets are UTF-16 code units, as CodeMirror counts them; internally
+//! the work is done on byte offsets of the Rust string and converted once.
+//!
+//! The order in which several calls of one round run is decided elsewhere
+//! (`tools::plan`); each call here sees the document as it is when it runs.
+
+use super::diff::{preview_file_label, unified_diff};
+use super::error::{EditError, EditErrorCode};
+use content_bridge::context::{EditorRead, PageContext};
+use protocol::diff_preview::DiffPreview;
+use protocol::edit_checkpoint::{TextChange, is_edit_checkpoint_tool_name};
+use protocol::js;
+use protocol::limits;
+use serde_json::{Map, Value};
+
+/// Most edits one `patch_document` call (and so one prepared edit) may hold.
+pub const MAX_EDIT_CHANGES: usize = limits::MAX_PREPARED_CHANGES as usize;
+/// Most lines an edit may remove plus insert, counted over its changes.
+pub const MAX_CHANGED_LINES: usize = 2_000;
+/// Largest document an edit is prepared for, in UTF-16 units.
+pub const MAX_EDIT_DOCUMENT_CHARS: usize = limits::MAX_EDITOR_TRANSACTION_CHARS as usize;
+
+/// The live editor as one `edit` projection saw it. Offsets are UTF-16 code
+/// units of `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditSnapshot {
+    /// The whole document.
+    pub text: String,
+    /// The CodeMirror view the text came from; the commit refuses another.
+    pub editor_token: String,
+    /// The main selection's head.
+    pub cursor_pos: Option<u32>,
+    pub selection_from: Option<u32>,
+    pub selection_to: Option<u32>,
+    /// The focused file's project-relative path, or the page's best hint.
+    pub file_label: String,
+}
+
+impl EditSnapshot {
+    /// Takes the snapshot from a checked `PAGE_GET_CONTEXT` answer. Only an
+    /// answer with the whole document and an editor token will do; a
+    /// document over [`MAX_EDIT_DOCUMENT_CHARS`] is refused here so the page
+    /// is never asked to apply a transaction that large.
+    pub fn from_context(context: &PageContext) -> Result<EditSnapshot, EditError> {
+        let (state, text) = match &context.editor {
+            EditorRead::Text {
+                state,
+                text,
+                truncated: false,
+            } => (state, text),
+            EditorRead::Text { truncated: true, .. } => {
+                return Err(unavailable(
+                    "The page sent only part of the document, so no edit can be prepared.",
+                ));
+            }
+            EditorRead::Unavailable { error, doc_length, .. } => {
+                if let Some(length) = doc_length.filter(|length| *length > MAX_EDIT_DOCUMENT_CHARS as u64) {
+                    return Err(document_too_large(length));
+                }
+                return Err(unavailable(format!(
+                    "The live Typst document could not be read for editing: {error}"
+                )));
+            }
+            EditorRead::NotRequested | EditorRead::Numbered { .. } => {
+                return Err(unavailable(
+                    "The page did not send the whole document, so no edit can be prepared.",
+                ));
+            }
+        };
+        if state.editor_token.is_empty() {
+            return Err(missing_token());
+        }
+        let length = js::utf16_len(text);
+        if length > MAX_EDIT_DOCUMENT_CHARS {
+            return Err(document_too_large(length as u64));
+        }
+        Ok(EditSnapshot {
+            text: text.clone(),
+            editor_token: state.editor_token.clone(),
+            cursor_pos: u32::try_from(state.cursor_pos).ok(),
+            selection_from: u32::try_from(state.selection_from).ok(),
+            selection_to: u32::try_from(state.selection_to).ok(),
+            file_label: context.file_label(),
+        })
+    }
+}
+
+/// A resolved edit, ready for review and for the page's guarded commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreparedEdit {
+    /// Sorted, non-overlapping changes in UTF-16 offsets of the snapshot
+    /// text; at most [`MAX_EDIT_CHANGES`]. Empty when `no_changes`.
+    pub changes: Vec<TextChange>,
+    /// The document after the changes (equal to the snapshot when
+    /// `no_changes`).
+    pub proposed_text: String,
+    /// The diff to review; `None` exactly when `no_changes`.
+    pub preview: Option<DiffPreview>,
+    /// The edit would leave the document as it is: the caller answers
+    /// `{ok:true, no_changes:true}` with no review and no page write.
+    pub no_changes: bool,
+}
+
+fn unavailable(message: impl Into<String>) -> EditError {
+    EditError::new(EditErrorCode::EditContextUnavailable, message)
+}
+
+fn missing_token() -> EditError {
+    unavailable("The live Typst editor could not be identified. Reload the extension and try again.")
+}
+
+fn document_too_large(length: u64) -> EditError {
+    EditError::new(
+        EditErrorCode::EditPreviewTooLarge,
+        format!("The document is too large to edit safely ({length} characters; limit {MAX_EDIT_DOCUMENT_CHARS})."),
+    )
+}
+
+fn arguments(message: impl Into<String>) -> EditError {
+    EditError::new(EditErrorCode::InvalidEditArguments, message)
+}
+
+fn range_error(message: impl Into<String>) -> EditError {
+    EditError::new(EditErrorCode::InvalidEditRange, message)
+}
+
+/// A change in byte offsets of the snapshot text (always on char
+/// boundaries).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ByteChange {
+    from: usize,
+    to: usize,
+    insert: String,
+}
+
+/// A string argument, `None` when absent or not a string.
+fn string_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    args.get(key).and_then(Value::as_str)
+}
+
+/// An integer argument as JavaScript sees it (`1.0` counts).
+fn integer_arg(args: &Map<String, Value>, key: &str) -> Option<f64> {
+    args.get(key)
+        .filter(|value| js::is_integer(value))
+        .and_then(js::as_number)
+}
+
+/// Byte span of line `number` (1-based) without its line ending, which is
+/// `\n` or `\r\n`; `None` past the last line.
+fn line_span(text: &str, number: u64) -> Option<(usize, usize)> {
+    let from = if number <= 1 {
+        0
+    } else {
+        let skip = usize::try_from(number - 2).ok()?;
+        text.match_indices('\n').nth(skip).map(|(index, _)| index + 1)?
+    };
+    let rest = text.get(from..)?;
+    let to = match rest.find('\n') {
+        None => text.len(),
+        Some(offset) => {
+            let newline = from + offset;
+            if newline > from && text.as_bytes().get(newline - 1) == Some(&b'\r') {
+                newline - 1
+            } else {
+                newline
+            }
+        }
+    };
+    Some((from, to))
+}
+
+/// Length of the line ending that starts at `offset`.
+fn ending_at(text: &str, offset: usize) -> usize {
+    match text.as_bytes().get(offset..) {
+        Some([b'\r', b'\n', ..]) => 2,
+        Some([b'\n', ..]) => 1,
+        _ => 0,
+    }
+}
+
+/// Length of the line ending that ends at `offset`.
+fn ending_before(text: &str, offset: usize) -> usize {
+    let bytes = text.as_bytes();
+    if offset == 0 || bytes.get(offset - 1) != Some(&b'\n') {
+        return 0;
+    }
+    if offset > 1 && bytes.get(offset - 2) == Some(&b'\r') {
+        2
+    } else {
+        1
+    }
+}
+
+fn resolve_replace_lines(args: &Map<String, Value>, text: &str) -> Result<Vec<ByteChange>, EditError> {
+    let (Some(start), Some(end)) = (integer_arg(args, "start_line"), integer_arg(args, "end_line")) else {
+        return Err(arguments("replace_lines needs whole-number start_line and end_line."));
+    };
+    let Some(content) = string_arg(args, "new_content") else {
+        return Err(arguments("replace_lines needs new_content as a string."));
+    };
+    if start < 1.0 || end < start {
+        return Err(range_error(format!(
+            "The line range {}-{} is not valid: lines start at 1 and end_line may not come before start_line.",
+            js::number_to_string(start),
+            js::number_to_string(end)
+        )));
+    }
+    let line = |number: f64| line_span(text, number as u64);
+    let (Some((mut from, _)), Some((_, mut to))) = (line(start), line(end)) else {
+        let missing = if line(start).is_none() { start } else { end };
+        return Err(range_error(format!(
+            "Line {} is past the end of the document.",
+            js::number_to_string(missing)
+        )));
+    };
+    if content.is_empty() {
+        // Deleting lines removes them physically: the line ending after the
+        // range goes with them, or, for the last line, the one before it.
+        let following = ending_at(text, to);
+        if following > 0 {
+            to += following;
+        } else {
+            from -= ending_before(text, from);
+        }
+    }
+    Ok(vec![ByteChange {
+        from,
+        to,
+        insert: content.to_owned(),
+    }])
+}
+
+fn resolve_search_replace(args: &Map<String, Value>, text: &str) -> Result<Vec<ByteChange>, EditError> {
+    let search = string_arg(args, "search").filter(|search| !search.is_empty());
+    let Some(search) = search else {
+        return Err(arguments("search_replace needs a non-empty search string."));
+    };
+    let Some(replace) = string_arg(args, "replace") else {
+        return Err(arguments("search_replace needs replace as a string."));
+    };
+    let Some(from) = text.find(search) else {
+        return Err(EditError::new(
+            EditErrorCode::EditTargetNotFound,
+            "The search string does not occur in the document.",
+        ));
+    };
+    Ok(vec![ByteChange {
+        from,
+        to: from + search.len(),
+        insert: replace.to_owned(),
+    }])
+}
+
+fn resolve_patch(args: &Map<String, Value>, text: &str) -> Result<Vec<ByteChange>, EditError> {
+    let edits = args
+        .get("edits")
+        .and_then(Value::as_array)
+        .filter(|edits| !edits.is_empty());
+    let Some(edits) = edits else {
+        return Err(arguments("patch_document needs a non-empty edits list."));
+    };
+    if edits.len() > MAX_EDIT_CHANGES {
+        return Err(EditError::new(
+            EditErrorCode::EditPreviewTooLarge,
+            format!(
+                "patch_document accepts at most {MAX_EDIT_CHANGES} edits per call ({} given).",
+                edits.len()
+            ),
+        ));
+    }
+    let empty = Map::new();
+    let mut changes = Vec::with_capacity(edits.len());
+    for (index, edit) in edits.iter().enumerate() {
+        let number = index + 1;
+        let edit = edit.as_object().unwrap_or(&empty);
+        let search = string_arg(edit, "search").filter(|search| !search.is_empty());
+        let Some(search) = search else {
+            return Err(arguments(format!("Edit #{number} needs a non-empty search string.")));
+        };
+        let Some(replace) = string_arg(edit, "replace") else {
+            return Err(arguments(format!("Edit #{number} needs replace as a string.")));
+        };
+        // Every edit is matched against the original text, never against
+        // the result of the edits before it.
+        let Some(from) = text.find(search) else {
+            return Err(EditError::new(
+                EditErrorCode::EditTargetNotFound,
+                format!("Edit #{number}: the search string does not occur in the document."),
+            ));
+        };
+        let to = from + search.len();
+        let must_be_unique = edit.get("unique") != Some(&Value::Bool(false));
+        if must_be_unique && text.get(to..).is_some_and(|rest| rest.contains(search)) {
+            return Err(EditError::new(
+                EditErrorCode::EditTargetAmbiguous,
+                format!(
+                    "Edit #{number}: the search string occurs more than once; include more surrounding text, or set unique to false to change the first occurrence."
+                ),
+            ));
+        }
+        changes.push(ByteChange {
+            from,
+            to,
+            insert: replace.to_owned(),
+        });
+    }
+    Ok(changes)
+}
+
+/// Byte offset of a UTF-16 offset that lies within the text and on a
+/// character boundary.
+fn offset_in(text: &str, offset: Option<u32>) -> Option<usize> {
+    js::utf16_offset_to_byte(text, usize::try_from(offset?).ok()?)
+}
+
+fn resolve_cursor(args: &Map<String, Value>, snapshot: &EditSnapshot) -> Result<Vec<ByteChange>, EditError> {
+    let Some(insert) = string_arg(args, "text") else {
+        return Err(arguments("insert_at_cursor needs text as a string."));
+    };
+    let Some(at) = offset_in(&snapshot.text, snapshot.cursor_pos) else {
+        return Err(unavailable("The editor's cursor position is not known."));
+    };
+    Ok(vec![ByteChange {
+        from: at,
+        to: at,
+        insert: insert.to_owned(),
+    }])
+}
+
+fn resolve_selection(args: &Map<String, Value>, snapshot: &EditSnapshot) -> Result<Vec<ByteChange>, EditError> {
+    let Some(insert) = string_arg(args, "text") else {
+        return Err(arguments("replace_selection needs text as a string."));
+    };
+    let from = offset_in(&snapshot.text, snapshot.selection_from);
+    let to = offset_in(&snapshot.text, snapshot.selection_to);
+    match (from, to) {
+        (Some(from), Some(to)) if from < to => Ok(vec![ByteChange {
+            from,
+            to,
+            insert: insert.to_owned(),
+        }]),
+        _ => Err(unavailable(
+            "Nothing is selected in the editor, so there is no selection to replace.",
+        )),
+    }
+}
+
+/// Sorts the changes and checks that they form one valid change list.
+fn normalize(mut changes: Vec<ByteChange>, text: &str) -> Result<Vec<ByteChange>, EditError> {
+    if changes.is_empty() || changes.len() > MAX_EDIT_CHANGES {
+        return Err(EditError::new(
+            EditErrorCode::InvalidEditChanges,
+            format!(
+                "An edit must hold 1 to {MAX_EDIT_CHANGES} changes ({} resolved).",
+                changes.len()
+            ),
+        ));
+    }
+    changes.sort_by(|a, b| a.from.cmp(&b.from).then(a.to.cmp(&b.to)));
+    let mut previous_end = 0;
+    for (index, change) in changes.iter().enumerate() {
+        let number = index + 1;
+        let in_text = change.from <= change.to
+            && change.to <= text.len()
+            && text.is_char_boundary(change.from)
+            && text.is_char_boundary(change.to);
+        if !in_text {
+            return Err(EditError::new(
+                EditErrorCode::InvalidEditChanges,
+                format!("Change #{number} does not lie within the document."),
+            ));
+        }
+        if index > 0 && change.from < previous_end {
+            return Err(EditError::new(
+                EditErrorCode::EditRangesOverlap,
+                format!("Change #{number} overlaps an earlier change; each edit must touch different text."),
+            ));
+        }
+        previous_end = change.to;
+    }
+    Ok(changes)
+}
+
+/// The text with sorted, non-overlapping, in-bounds changes applied.
+fn apply(text: &str, changes: &[ByteChange]) -> String {
+    let mut output = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for change in changes {
+        output.push_str(text.get(cursor..change.from).unwrap_or_default());
+        output.push_str(&change.insert);
+        cursor = change.to;
+    }
+    output.push_str(text.get(cursor..).unwrap_or_default());
+    output
+}
+
+/// `0` for empty text, else one more than its `\n` count.
+fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        1 + text.matches('\n').count()
+    }
+}
+
+/// Converts sorted changes to UTF-16 offsets in one pass over the text.
+fn to_utf16(text: &str, changes: Vec<ByteChange>) -> Vec<TextChange> {
+    let mut byte = 0;
+    let mut units = 0u64;
+    let mut advance = |to: usize| {
+        units += text.get(byte..to).map_or(0, js::utf16_len) as u64;
+        byte = to;
+        units
+    };
+    changes
+        .into_iter()
+        .map(|change| TextChange {
+            from: advance(change.from),
+            to: advance(change.to),
+            insert: change.insert,
+        })
+        .collect()
+}
+
+/// Resolves an editor-write call (`args` already checked against the tool's
+/// schema, but every field is checked again here) into bounded changes of
+/// `snapshot.text`, the proposed text and its diff preview.
+pub fn prepare_editor_edit(tool_name: &str, args: &Value, snapshot: &EditSnapshot) -> Result<PreparedEdit, EditError> {
+    if !is_edit_checkpoint_tool_name(tool_name) {
+        return Err(EditError::new(
+            EditErrorCode::UnsupportedEditTool,
+            format!("{tool_name} is not an editor edit tool."),
+        ));
+    }
+    if snapshot.editor_token.is_empty() {
+        return Err(missing_token());
+    }
+    let text = snapshot.text.as_str();
+    let length = js::utf16_len(text);
+    if length > MAX_EDIT_DOCUMENT_CHARS {
+        return Err(document_too_large(length as u64));
+    }
+    let empty = Map::new();
+    let args = args.as_object().unwrap_or(&empty);
+    let resolved = match tool_name {
+        "replace_lines" => resolve_replace_lines(args, text)?,
+        "search_replace" => resolve_search_replace(args, text)?,
+        "patch_document" => resolve_patch(args, text)?,
+        "insert_at_cursor" => resolve_cursor(args, snapshot)?,
+        "replace_selection" => resolve_selection(args, snapshot)?,
+        _ => {
+            return Err(EditError::new(
+                EditErrorCode::UnsupportedEditTool,
+                format!("{tool_name} is not an editor edit tool."),
+            ));
+        }
+    };
+    let changes = normalize(resolved, text)?;
+    let proposed_text = apply(text, &changes);
+    if proposed_text == text {
+        return Ok(PreparedEdit {
+            changes: Vec::new(),
+            proposed_text,
+            preview: None,
+            no_changes: true,
+        });
+    }
+    let changed_lines: usize = changes
+        .iter()
+        .map(|change| line_count(text.get(change.from..change.to).unwrap_or_default()) + line_count(&change.insert))
+        .sum();
+    if changed_lines > MAX_CHANGED_LINES {
+        return Err(EditError::new(
+            EditErrorCode::EditPreviewTooLarge,
+            format!(
+                "The edit changes too many lines to review safely ({changed_lines}; limit {MAX_CHANGED_LINES}). Split it into smaller edits."
+            ),
+        ));
+    }
+    let preview = unified_diff(text, &proposed_text, &preview_file_label(&snapshot.file_label))?;
+    Ok(PreparedEdit {
+        changes: to_utf16(text, changes),
+        proposed_text,
+        preview,
+        no_changes: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use content_bridge::context::EditorState;
+    use content_bridge::workspace::Workspace;
+    use protocol::diff_preview::DiffRowKind;
+    use protocol::edit_checkpoint::apply_text_changes;
+    use protocol::payloads::ContextProjection;
+    use serde_json::json;
+
+    fn snapshot(text: &str) -> EditSnapshot {
+        EditSnapshot {
+            text: text.to_owned(),
+            editor_token: "editor-main".into(),
+            cursor_pos: Some(0),
+            selection_from: Some(0),
+            selection_to: Some(0),
+            file_label: "main.typ".into(),
+        }
+    }
+
+    fn prepare(tool: &str, args: Value, snapshot: &EditSnapshot) -> Result<PreparedEdit, EditError> {
+        let prepared = prepare_editor_edit(tool, &args, snapshot)?;
+        if !prepared.no_changes {
+            // The UTF-16 changes must produce exactly the proposed text, and
+            // the preview must pass the wire validator.
+            assert_eq!(
+                apply_text_changes(&snapshot.text, &prepared.changes).as_deref(),
+                Ok(prepared.proposed_text.as_str())
+            );
+            let preview = prepared.preview.as_ref().expect("a change has a preview");
+            assert!(DiffPreview::is_valid(&preview.to_value()));
+        }
+        Ok(prepared)
+    }
+
+    fn result(tool: &str, args: Value, text: &str) -> String {
+        prepare(tool, args, &snapshot(text))
+            .expect("edit prepares")
+            .proposed_text
+    }
+
+    fn code(tool: &str, args: Value, snapshot: &EditSnapshot) -> &'static str {
+        match prepare_editor_edit(tool, &args, snapshot) {
+            Ok(prepared) => panic!("expected a failure, got {prepared:?}"),
+            Err(error) => error.code(),
+        }
+    }
+
+    fn lines(start: u32, end: u32, content: &str) -> Value {
+        json!({"start_line": start, "end_line": end, "new_content": content})
+    }
+
+    #[test]
+    fn replace_lines_resolves_a_change_and_its_diff() {
+        let before = "= Title\nOld paragraph\nLast";
+        let prepared = prepare("replace_lines", lines(2, 2, "New paragraph"), &snapshot(before)).expect("prepares");
+        assert_eq!(prepared.proposed_text, "= Title\nNew paragraph\nLast");
+        assert_eq!(
+            prepared.changes,
+            vec![TextChange {
+                from: 8,
+                to: 21,
+                insert: "New paragraph".into()
+            }]
+        );
+        let preview = prepared.preview.expect("preview");
+        assert_eq!(preview.file_label, "main.typ");
+        assert_eq!((preview.additions, preview.deletions), (1, 1));
+        let rows: Vec<(DiffRowKind, &str)> = preview.hunks[0]
+            .rows
+            .iter()
+            .map(|row| (row.kind, row.text.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (DiffRowKind::Context, "= Title"),
+                (DiffRowKind::Delete, "Old paragraph"),
+                (DiffRowKind::Insert, "New paragraph"),
+                (DiffRowKind::Context, "Last"),
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_replace_lines_deletes_whole_lines_at_every_boundary() {
+        for (before, start, end, expected) in [
+            ("a\nb\nc", 1, 1, "b\nc"),
+            ("a\nb\nc", 2, 2, "a\nc"),
+            ("a\nb\nc", 3, 3, "a\nb"),
+            ("a\nb\nc\nd", 2, 3, "a\nd"),
+            ("only", 1, 1, ""),
+            ("a\n", 2, 2, "a"),
+            ("a\r\nb\r\nc", 2, 2, "a\r\nc"),
+            ("a\r\nb\r\nc", 3, 3, "a\r\nb"),
+            ("a\r\nb\r\nc", 1, 3, ""),
+            ("a\n\n\nb", 2, 3, "a\nb"),
+            ("a\nb\n", 3, 3, "a\nb"),
+        ] {
+            assert_eq!(
+                result("replace_lines", lines(start, end, ""), before),
+                expected,
+                "{before:?} {start}-{end}"
+            );
+        }
+    }
+
+    #[test]
+    fn replace_lines_keeps_line_endings_and_handles_empty_lines() {
+        assert_eq!(result("replace_lines", lines(2, 2, "B"), "a\r\nb\r\nc"), "a\r\nB\r\nc");
+        assert_eq!(result("replace_lines", lines(3, 3, "C"), "a\r\nb\r\nc"), "a\r\nb\r\nC");
+        // An empty line is a line: replacing it fills it.
+        assert_eq!(result("replace_lines", lines(2, 2, "x"), "a\n\nb"), "a\nx\nb");
+        // The empty line after a final newline is the last line.
+        assert_eq!(result("replace_lines", lines(2, 2, "end"), "a\n"), "a\nend");
+        // The last line has no newline: the replacement ends the document.
+        assert_eq!(result("replace_lines", lines(2, 3, "x\ny"), "a\nb\nc"), "a\nx\ny");
+        // A lone carriage return inside a line is content, not an ending.
+        assert_eq!(result("replace_lines", lines(1, 1, "x"), "a\rb\nc"), "x\nc");
+        // An empty document has one empty line.
+        assert_eq!(result("replace_lines", lines(1, 1, "first"), ""), "first");
+    }
+
+    #[test]
+    fn replace_lines_rejects_bad_ranges_and_arguments() {
+        let text = snapshot("a\nb\nc");
+        assert_eq!(code("replace_lines", lines(0, 1, "x"), &text), "INVALID_EDIT_RANGE");
+        assert_eq!(code("replace_lines", lines(3, 2, "x"), &text), "INVALID_EDIT_RANGE");
+        assert_eq!(code("replace_lines", lines(4, 4, "x"), &text), "INVALID_EDIT_RANGE");
+        assert_eq!(code("replace_lines", lines(2, 4, "x"), &text), "INVALID_EDIT_RANGE");
+        assert_eq!(
+            code(
+                "replace_lines",
+                json!({"start_line": 1e300, "end_line": 1e300, "new_content": ""}),
+                &text
+            ),
+            "INVALID_EDIT_RANGE"
+        );
+        assert_eq!(
+            code(
+                "replace_lines",
+                json!({"start_line": 1.5, "end_line": 2, "new_content": "x"}),
+                &text
+            ),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code(
+                "replace_lines",
+                json!({"start_line": "1", "end_line": 2, "new_content": "x"}),
+                &text
+            ),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code("replace_lines", json!({"start_line": 1, "end_line": 2}), &text),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code("replace_lines", json!("not an object"), &text),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        // JSON `2.0` is an integer, as in JavaScript.
+        assert_eq!(
+            result(
+                "replace_lines",
+                json!({"start_line": 2.0, "end_line": 2.0, "new_content": "B"}),
+                "a\nb\nc"
+            ),
+            "a\nB\nc"
+        );
+    }
+
+    #[test]
+    fn offsets_are_utf16_units_around_astral_characters() {
+        // "😀" is two UTF-16 units and four UTF-8 bytes.
+        let text = "😀a\n😀b\nc😀";
+        let prepared = prepare("replace_lines", lines(2, 2, "x"), &snapshot(text)).expect("prepares");
+        assert_eq!((prepared.changes[0].from, prepared.changes[0].to), (4, 7));
+
+        let prepared = prepare(
+            "search_replace",
+            json!({"search": "c", "replace": "C"}),
+            &snapshot(text),
+        )
+        .expect("ok");
+        assert_eq!((prepared.changes[0].from, prepared.changes[0].to), (8, 9));
+
+        let prepared = prepare(
+            "patch_document",
+            json!({"edits": [{"search": "😀b", "replace": "B"}, {"search": "c😀", "replace": ""}]}),
+            &snapshot(text),
+        )
+        .expect("prepares");
+        let spans: Vec<(u64, u64)> = prepared.changes.iter().map(|c| (c.from, c.to)).collect();
+        assert_eq!(spans, vec![(4, 7), (8, 11)]);
+        assert_eq!(prepared.proposed_text, "😀a\nB\n");
+
+        let mut at_cursor = snapshot(text);
+        at_cursor.cursor_pos = Some(2);
+        let prepared = prepare("insert_at_cursor", json!({"text": "|"}), &at_cursor).expect("prepares");
+        assert_eq!(prepared.proposed_text, "😀|a\n😀b\nc😀");
+        assert_eq!((prepared.changes[0].from, prepared.changes[0].to), (2, 2));
+
+        // An offset between the two halves of a surrogate pair is no position.
+        at_cursor.cursor_pos = Some(1);
+        assert_eq!(
+            code("insert_at_cursor", json!({"text": "|"}), &at_cursor),
+            "EDIT_CONTEXT_UNAVAILABLE"
+        );
+    }
+
+    #[test]
+    fn deletions_at_the_end_of_the_document() {
+        assert_eq!(result("replace_lines", lines(2, 3, ""), "a\nb\nc"), "a");
+        assert_eq!(
+            result("search_replace", json!({"search": "\nc", "replace": ""}), "a\nb\nc"),
+            "a\nb"
+        );
+        let prepared = prepare("replace_lines", lines(3, 3, ""), &snapshot("a\nb\nc😀")).expect("prepares");
+        assert_eq!(
+            prepared.changes,
+            vec![TextChange {
+                from: 3,
+                to: 7,
+                insert: String::new()
+            }]
+        );
+        let mut selected = snapshot("ab😀");
+        (selected.selection_from, selected.selection_to) = (Some(1), Some(4));
+        assert_eq!(
+            prepare("replace_selection", json!({"text": ""}), &selected)
+                .expect("ok")
+                .proposed_text,
+            "a"
+        );
+    }
+
+    #[test]
+    fn search_replace_changes_the_first_occurrence_only() {
+        assert_eq!(
+            result(
+                "search_replace",
+                json!({"search": "beta", "replace": "BETA"}),
+                "alpha\nbeta\ngamma beta"
+            ),
+            "alpha\nBETA\ngamma beta"
+        );
+        let text = snapshot("alpha");
+        assert_eq!(
+            code("search_replace", json!({"search": "delta", "replace": "x"}), &text),
+            "EDIT_TARGET_NOT_FOUND"
+        );
+        assert_eq!(
+            code("search_replace", json!({"search": "", "replace": "x"}), &text),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code("search_replace", json!({"search": "alpha"}), &text),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+    }
+
+    #[test]
+    fn patch_document_matches_the_original_text_and_sorts_its_changes() {
+        let before = "alpha\nbeta\ngamma";
+        let prepared = prepare(
+            "patch_document",
+            json!({"edits": [{"search": "gamma", "replace": "G"}, {"search": "alpha", "replace": "A"}]}),
+            &snapshot(before),
+        )
+        .expect("prepares");
+        assert_eq!(prepared.proposed_text, "A\nbeta\nG");
+        assert!(prepared.changes[0].from < prepared.changes[1].from);
+
+        // A later edit's search is looked up in the original text, not in
+        // the text after the earlier edits.
+        assert_eq!(
+            result(
+                "patch_document",
+                json!({"edits": [{"search": "alpha", "replace": "beta"}, {"search": "beta", "replace": "B"}]}),
+                before
+            ),
+            "beta\nB\ngamma"
+        );
+    }
+
+    #[test]
+    fn ambiguous_overlapping_or_missing_patch_targets_change_nothing() {
+        let same = snapshot("same same");
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "same", "replace": "x"}]}),
+                &same
+            ),
+            "EDIT_TARGET_AMBIGUOUS"
+        );
+        // `unique: false` takes the first occurrence; only an exact `false`
+        // turns the uniqueness check off.
+        assert_eq!(
+            prepare(
+                "patch_document",
+                json!({"edits": [{"search": "same", "replace": "x", "unique": false}]}),
+                &same
+            )
+            .expect("prepares")
+            .proposed_text,
+            "x same"
+        );
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "same", "replace": "x", "unique": null}]}),
+                &same
+            ),
+            "EDIT_TARGET_AMBIGUOUS"
+        );
+        // The second occurrence is searched after the first one ends.
+        assert_eq!(
+            result(
+                "patch_document",
+                json!({"edits": [{"search": "aa", "replace": "b"}]}),
+                "aaa"
+            ),
+            "ba"
+        );
+
+        let abcd = snapshot("abcd");
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "abc", "replace": "x"}, {"search": "bc", "replace": "y"}]}),
+                &abcd
+            ),
+            "EDIT_RANGES_OVERLAP"
+        );
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "ab", "replace": "x", "unique": false}, {"search": "ab", "replace": "y", "unique": false}]}),
+                &abcd
+            ),
+            "EDIT_RANGES_OVERLAP"
+        );
+        // Touching ranges do not overlap.
+        assert_eq!(
+            result(
+                "patch_document",
+                json!({"edits": [{"search": "cd", "replace": "2"}, {"search": "ab", "replace": "1"}]}),
+                "abcd"
+            ),
+            "12"
+        );
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "ab", "replace": "x"}, {"search": "zz", "replace": "y"}]}),
+                &abcd
+            ),
+            "EDIT_TARGET_NOT_FOUND"
+        );
+        assert_eq!(
+            code("patch_document", json!({"edits": []}), &abcd),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code(
+                "patch_document",
+                json!({"edits": [{"search": "", "replace": "x"}]}),
+                &abcd
+            ),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+        assert_eq!(
+            code("patch_document", json!({"edits": ["ab"]}), &abcd),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+    }
+
+    #[test]
+    fn patch_document_accepts_128_edits_and_refuses_129() {
+        let text: String = (0..129).map(|n| format!("w{n:03} ")).collect();
+        let edits = |count: usize| -> Value {
+            let list: Vec<Value> = (0..count)
+                .map(|n| json!({"search": format!("w{n:03} "), "replace": format!("W{n} ")}))
+                .collect();
+            json!({ "edits": list })
+        };
+        let prepared = prepare("patch_document", edits(128), &snapshot(&text)).expect("128 edits prepare");
+        assert_eq!(prepared.changes.len(), 128);
+        assert_eq!(
+            code("patch_document", edits(129), &snapshot(&text)),
+            "EDIT_PREVIEW_TOO_LARGE"
+        );
+    }
+
+    #[test]
+    fn cursor_and_selection_edits_use_the_snapshot_positions() {
+        let before = "alpha\nbeta\ngamma";
+        let mut at = snapshot(before);
+        at.cursor_pos = Some(5);
+        assert_eq!(
+            prepare("insert_at_cursor", json!({"text": "!"}), &at)
+                .expect("ok")
+                .proposed_text,
+            "alpha!\nbeta\ngamma"
+        );
+        at.cursor_pos = Some(16);
+        assert_eq!(
+            prepare("insert_at_cursor", json!({"text": "!"}), &at)
+                .expect("ok")
+                .proposed_text,
+            "alpha\nbeta\ngamma!"
+        );
+        at.cursor_pos = Some(17);
+        assert_eq!(
+            code("insert_at_cursor", json!({"text": "!"}), &at),
+            "EDIT_CONTEXT_UNAVAILABLE"
+        );
+        at.cursor_pos = None;
+        assert_eq!(
+            code("insert_at_cursor", json!({"text": "!"}), &at),
+            "EDIT_CONTEXT_UNAVAILABLE"
+        );
+        at.cursor_pos = Some(0);
+        assert_eq!(code("insert_at_cursor", json!({}), &at), "INVALID_EDIT_ARGUMENTS");
+
+        let mut selected = snapshot(before);
+        (selected.selection_from, selected.selection_to) = (Some(6), Some(10));
+        assert_eq!(
+            prepare("replace_selection", json!({"text": "B"}), &selected)
+                .expect("ok")
+                .proposed_text,
+            "alpha\nB\ngamma"
+        );
+        for (from, to) in [
+            (Some(6), Some(6)),
+            (Some(10), Some(6)),
+            (Some(6), Some(17)),
+            (None, Some(3)),
+        ] {
+            (selected.selection_from, selected.selection_to) = (from, to);
+            assert_eq!(
+                code("replace_selection", json!({"text": "B"}), &selected),
+                "EDIT_CONTEXT_UNAVAILABLE",
+                "{from:?}..{to:?}"
+            );
+        }
+        (selected.selection_from, selected.selection_to) = (Some(0), Some(16));
+        assert_eq!(
+            code("replace_selection", json!({"text": 1}), &selected),
+            "INVALID_EDIT_ARGUMENTS"
+        );
+    }
+
+    #[test]
+    fn edits_that_change_nothing_are_no_ops() {
+        for (tool, args) in [
+            ("search_replace", json!({"search": "same", "replace": "same"})),
+            ("replace_lines", lines(1, 1, "same")),
+            ("insert_at_cursor", json!({"text": ""})),
+            ("patch_document", json!({"edits": [{"search": "am", "replace": "am"}]})),
+        ] {
+            let prepared = prepare(tool, args, &snapshot("same")).expect("prepares");
+            assert!(prepared.no_changes, "{tool}");
+            assert_eq!(prepared.preview, None);
+            assert!(prepared.changes.is_empty());
+            assert_eq!(prepared.proposed_text, "same");
+        }
+    }
+
+    #[test]
+    fn unknown_tools_missing_identity_and_huge_documents_fail() {
+        let text = snapshot("a");
+        assert_eq!(code("read_document", json!({}), &text), "UNSUPPORTED_EDIT_TOOL");
+        let mut anonymous = snapshot("a");
+        anonymous.editor_token.clear();
+        assert_eq!(
+            code("search_replace", json!({"search": "a", "replace": "b"}), &anonymous),
+            "EDIT_CONTEXT_UNAVAILABLE"
+        );
+        let huge = snapshot(&"x".repeat(MAX_EDIT_DOCUMENT_CHARS + 1));
+        assert_eq!(
+            code("insert_at_cursor", json!({"text": "y"}), &huge),
+            "EDIT_PREVIEW_TOO_LARGE"
+        );
+        // Exactly at the limit is allowed (measured in UTF-16 units).
+        // 10,000 lines of 100 units each, the last unit pair an astral character.
+        let line = format!("{}😀\n", "x".repeat(97));
+        let mut edge = snapshot(&line.repeat(MAX_EDIT_DOCUMENT_CHARS / 100));
+        assert_eq!(js::utf16_len(&edge.text), MAX_EDIT_DOCUMENT_CHARS);
+        edge.cursor_pos = Some(0);
+        assert!(prepare("insert_at_cursor", json!({"text": "y"}), &edge).is_ok());
+    }
+
+    #[test]
+    fn too_many_changed_lines_are_refused() {
+        let text = (1..=2_500).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n");
+        // 1,000 removed + 1,000 inserted lines: exactly the limit.
+        let replacement = vec!["new"; 1_000].join("\n");
+        let at_limit = prepare("replace_lines", lines(1, 1_000, &replacement), &snapshot(&text));
+        assert!(at_limit.is_ok());
+        let replacement = vec!["new"; 1_001].join("\n");
+        assert_eq!(
+            code("replace_lines", lines(1, 1_000, &replacement), &snapshot(&text)),
+            "EDIT_PREVIEW_TOO_LARGE"
+        );
+    }
+
+    #[test]
+    fn the_preview_names_the_snapshot_file() {
+        let mut labelled = snapshot("old");
+        labelled.file_label = "references/ref.bib".into();
+        let prepared = prepare("search_replace", json!({"search": "old", "replace": "new"}), &labelled).expect("ok");
+        assert_eq!(
+            prepared.preview.map(|p| p.file_label).as_deref(),
+            Some("references/ref.bib")
+        );
+    }
+
+    fn state(text: &str, token: &str) -> EditorState {
+        let length = js::utf16_len(text) as u64;
+        EditorState {
+            editor_token: token.into(),
+            doc_length: length,
+            line_count: 1 + text.matches('\n').count() as u64,
+            cursor_pos: 2,
+            cursor_line: 1,
+            cursor_column: 3,
+            selection_from: 1,
+            selection_to: 2,
+            selected_text: "b".into(),
+            selection_truncated: false,
+        }
+    }
+
+    fn context(editor: EditorRead) -> PageContext {
+        PageContext {
+            projection: ContextProjection::Edit,
+            editor,
+            workspace: Workspace::interpret(Some(&json!({"active_editor_file": {
+                "projectLabel": "Project", "relativePath": "chapters/intro.typ", "basename": "intro.typ",
+                "source": "header_breadcrumb", "confidence": "high"
+            }}))),
+        }
+    }
+
+    #[test]
+    fn snapshots_come_from_a_whole_edit_context() {
+        let read = EditorRead::Text {
+            state: state("abc", "view-1"),
+            text: "abc".into(),
+            truncated: false,
+        };
+        let taken = EditSnapshot::from_context(&context(read)).expect("snapshot");
+        assert_eq!(
+            taken,
+            EditSnapshot {
+                text: "abc".into(),
+                editor_token: "view-1".into(),
+                cursor_pos: Some(2),
+                selection_from: Some(1),
+                selection_to: Some(2),
+                file_label: "chapters/intro.typ".into(),
+            }
+        );
+        assert_eq!(
+            prepare("replace_selection", json!({"text": "B"}), &taken)
+                .expect("ok")
+                .proposed_text,
+            "aBc"
+        );
+
+        let unavailable = |editor: EditorRead| EditSnapshot::from_context(&context(editor)).map_err(|e| e.code());
+        assert_eq!(
+            unavailable(EditorRead::Text {
+                state: state("abc", ""),
+                text: "abc".into(),
+                truncated: false
+            }),
+            Err("EDIT_CONTEXT_UNAVAILABLE")
+        );
+        assert_eq!(
+            unavailable(EditorRead::Text {
+                state: state("abc", "view-1"),
+                text: "abc".into(),
+                truncated: true
+            }),
+            Err("EDIT_CONTEXT_UNAVAILABLE")
+        );
+        assert_eq!(unavailable(EditorRead::NotRequested), Err("EDIT_CONTEXT_UNAVAILABLE"));
+        assert_eq!(
+            unavailable(EditorRead::Unavailable {
+                error: "No editor".into(),
+                doc_length: None,
+                line_count: None
+            }),
+            Err("EDIT_CONTEXT_UNAVAILABLE")
+        );
+        assert_eq!(
+            unavailable(EditorRead::Unavailable {
+                error: "Too large".into(),
+                doc_length: Some(1_500_000),
+                line_count: Some(10)
+            }),
+            Err("EDIT_PREVIEW_TOO_LARGE")
+        );
+        let big = "x".repeat(MAX_EDIT_DOCUMENT_CHARS + 1);
+        assert_eq!(
+            unavailable(EditorRead::Text {
+                state: state(&big, "view-1"),
+                text: big.clone(),
+                truncated: false
+            }),
+            Err("EDIT_PREVIEW_TOO_LARGE")
+        );
+    }
+}

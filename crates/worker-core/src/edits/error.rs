@@ -1,0 +1,77 @@
+//! Why an editor edit could not be prepared.
+//!
+//! The codes are the original extension's, because they reach the model in
+//! tool results (`{ok:false, code, error}`) and prompts and habits rely on
+//! them. The message is for the model and the user: it says what to change.
+
+use std::fmt;
+
+/// The stable code of an edit failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EditErrorCode {
+    /// The tool is not one of the five editor writes.
+    UnsupportedEditTool,
+    /// No usable snapshot: no editor, no identity token, no cursor or no
+    /// selection where the tool needs one.
+    EditContextUnavailable,
+    /// The document, the change or its diff is beyond what can be reviewed.
+    EditPreviewTooLarge,
+    /// An argument has the wrong type or is empty where text is required.
+    InvalidEditArguments,
+    /// A line range that is malformed or past the end of the document.
+    InvalidEditRange,
+    /// A search string does not occur in the document.
+    EditTargetNotFound,
+    /// A search string that must be unique occurs more than once.
+    EditTargetAmbiguous,
+    /// Two resolved changes touch the same text.
+    EditRangesOverlap,
+    /// The resolved changes are not a valid change list.
+    InvalidEditChanges,
+}
+
+impl EditErrorCode {
+    /// The wire code.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EditErrorCode::UnsupportedEditTool => "UNSUPPORTED_EDIT_TOOL",
+            EditErrorCode::EditContextUnavailable => "EDIT_CONTEXT_UNAVAILABLE",
+            EditErrorCode::EditPreviewTooLarge => "EDIT_PREVIEW_TOO_LARGE",
+            EditErrorCode::InvalidEditArguments => "INVALID_EDIT_ARGUMENTS",
+            EditErrorCode::InvalidEditRange => "INVALID_EDIT_RANGE",
+            EditErrorCode::EditTargetNotFound => "EDIT_TARGET_NOT_FOUND",
+            EditErrorCode::EditTargetAmbiguous => "EDIT_TARGET_AMBIGUOUS",
+            EditErrorCode::EditRangesOverlap => "EDIT_RANGES_OVERLAP",
+            EditErrorCode::InvalidEditChanges => "INVALID_EDIT_CHANGES",
+        }
+    }
+}
+
+/// A failed preparation: nothing was changed and nothing should be shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditError {
+    pub code: EditErrorCode,
+    pub message: String,
+}
+
+impl EditError {
+    pub fn new(code: EditErrorCode, message: impl Into<String>) -> EditError {
+        EditError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// The wire code, e.g. `EDIT_TARGET_NOT_FOUND`.
+    pub fn code(&self) -> &'static str {
+        self.code.as_str()
+    }
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for EditError {}
