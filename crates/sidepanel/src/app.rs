@@ -26,9 +26,11 @@ use futures::channel::oneshot;
 use futures::future::{self, FutureExt, LocalBoxFuture, Shared};
 use protocol::MessageType;
 use protocol::active_file::ActiveEditorFile;
+use protocol::constants::EditorApprovalMode;
 use protocol::constants::SendMessageShortcut;
+use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::messages::{ParseOptions, Payload, parse_envelope};
-use protocol::payloads::{PreflightWaiting, StreamItem, ToolCallInfo, ToolResult};
+use protocol::payloads::{ApprovalRequired, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult};
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -95,6 +97,12 @@ pub struct ComposerState {
     /// The send button is Stop.
     pub stop_mode: bool,
     pub shortcut: SendMessageShortcut,
+    /// The Edits control: the saved mode, and whether it can change now
+    /// (not while a run streams, a send starts or the mode is being saved).
+    pub editor_mode: EditorApprovalMode,
+    pub editor_mode_disabled: bool,
+    /// Revert and Snapshot actions (not while a run streams or off Typst).
+    pub recovery_disabled: bool,
 }
 
 /// The header, settings, composer and toast.
@@ -131,6 +139,12 @@ pub trait Chat {
     fn tool_result(&self, result: &ToolResult);
     fn preflight_waiting(&self, run_id: &str, waiting: &PreflightWaiting);
     fn preflight_ready(&self, call_id: &str);
+    /// `AI_TOOL_APPROVAL_REQUIRED` of run `run_id`: the banner in its block;
+    /// its buttons answer with [`Controller::resolve_approval`].
+    fn approval_required(&self, run_id: &str, approval: &ApprovalRequired);
+    /// Receipts whose state changed (a revert): every rendered control of
+    /// those ids shows the new state.
+    fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]);
     /// Whether the bubble holds any output (text, reasoning or tools).
     fn has_partial_output(&self) -> bool;
     /// Ends the bubble; returns the assistant display message to store,
@@ -169,6 +183,8 @@ pub struct AppState {
     transitions: Transitions,
     run_ui: RunUi,
     titles: TitleGenerations,
+    /// The Edits mode is being saved.
+    editor_mode_saving: bool,
 }
 
 /// What a session switch opens.
@@ -288,6 +304,9 @@ impl<S: Shell + 'static> Controller<S> {
             send_disabled: !state.streaming && (!ready || sending),
             stop_mode: state.streaming,
             shortcut: state.settings.send_message_shortcut,
+            editor_mode: state.settings.editor_approval_mode,
+            editor_mode_disabled: state.streaming || sending || state.editor_mode_saving,
+            recovery_disabled: !ready || state.streaming || sending,
         }
     }
 
@@ -386,6 +405,7 @@ impl<S: Shell + 'static> Controller<S> {
         Session::from_value(&created).ok_or_else(|| WorkerError {
             code: "INVALID_RESPONSE".to_owned(),
             message: "The new chat could not be read.".to_owned(),
+            details: None,
         })
     }
 
@@ -1363,9 +1383,7 @@ impl<S: Shell + 'static> Controller<S> {
             Payload::AiToolResult(result) => self.shell.tool_result(&result),
             Payload::AiToolPreflightWaiting(waiting) => self.shell.preflight_waiting(&run_id, &waiting),
             Payload::AiToolPreflightReady(ready) => self.shell.preflight_ready(&ready.call_id),
-            // Approvals come with editor writes and external tools, which
-            // this panel does not offer yet; the worker's wait then times out
-            // as a denial.
+            Payload::AiToolApprovalRequired(approval) => self.shell.approval_required(&run_id, &approval),
             _ => {}
         }
     }
@@ -1586,6 +1604,10 @@ fn latest_run(answer: &Value) -> Option<RunSummary> {
         })
         .max_by(|a, b| a.started_at.total_cmp(&b.started_at))
 }
+
+#[path = "app_edits.rs"]
+mod edits;
+pub use edits::{RecoveryScope, RevertOutcome};
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -6,6 +6,8 @@
 use super::*;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
+use protocol::edit_checkpoint::PublicCheckpointStatus;
+use protocol::payloads::ApprovalAction;
 use std::cell::Cell;
 use std::collections::VecDeque;
 
@@ -27,6 +29,7 @@ fn err(code: &str, message: &str) -> Answer {
     Answer::Now(Err(WorkerError {
         code: code.to_owned(),
         message: message.to_owned(),
+        details: None,
     }))
 }
 
@@ -121,6 +124,7 @@ impl Ports for FakeShell {
                             Err(WorkerError {
                                 code: "DROPPED".to_owned(),
                                 message: "dropped".to_owned(),
+                                details: None,
                             })
                         })
                     })
@@ -240,6 +244,14 @@ impl Chat for FakeShell {
     }
     fn preflight_ready(&self, call_id: &str) {
         self.log(format!("preflight-ready:{call_id}"));
+    }
+    fn approval_required(&self, run_id: &str, approval: &ApprovalRequired) {
+        self.log(format!("approval:{run_id}:{}", approval.call_id));
+    }
+    fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]) {
+        for checkpoint in checkpoints {
+            self.log(format!("checkpoint:{}:{:?}", checkpoint.id, checkpoint.status));
+        }
     }
     fn has_partial_output(&self) -> bool {
         !self.streamed.borrow().is_empty() || self.tools.get() > 0
@@ -918,6 +930,7 @@ fn a_refused_or_failed_start_ends_the_bubble() {
         Err(WorkerError {
             code: "RUN_NOT_RESERVED".to_owned(),
             message: "The run was not reserved.".to_owned(),
+            details: None,
         }),
     );
     assert!(!rig.streaming());
@@ -1387,6 +1400,7 @@ fn model_changes_run_one_after_another_against_the_latest_settings() {
         Err(WorkerError {
             code: "STORAGE_WRITE_FAILED".to_owned(),
             message: "disk".to_owned(),
+            details: None,
         }),
     );
     assert_eq!(
@@ -1435,4 +1449,276 @@ fn a_refused_general_save_keeps_the_panels_settings() {
         rig.shell()
             .saw_status("Settings were not saved: maxHistoryMessages is not a number")
     );
+}
+
+// ---------------------------------------------------------------- editor writes
+
+#[test]
+fn the_edits_mode_is_saved_alone_at_once_and_put_back_when_the_save_fails() {
+    let fail = Rc::new(Cell::new(false));
+    let failing = Rc::clone(&fail);
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::SaveSettings if failing.get() => err("STORAGE_WRITE_FAILED", "disk full"),
+        MessageType::SaveSettings => Answer::Hold,
+        other => default_worker()(other, payload),
+    });
+    assert_eq!(rig.shell().composer().editor_mode, EditorApprovalMode::Ask);
+    rig.run(|app| async move { app.set_editor_approval_mode(EditorApprovalMode::Auto).await });
+    let saved = rig.shell().last(MessageType::SaveSettings).expect("saved").payload;
+    assert_eq!(saved["fields"], json!(["editorApprovalMode"]));
+    assert_eq!(saved["settings"]["editorApprovalMode"], "auto");
+    // While saving, the control shows the new mode and cannot change again.
+    assert_eq!(rig.shell().composer().editor_mode, EditorApprovalMode::Auto);
+    assert!(rig.shell().composer().editor_mode_disabled);
+    rig.run(|app| async move { app.set_editor_approval_mode(EditorApprovalMode::Ask).await });
+    assert_eq!(rig.shell().count(MessageType::SaveSettings), 1);
+    rig.release(
+        MessageType::SaveSettings,
+        Ok(json!({"ok": true, "settings": {"editorApprovalMode": "auto"}})),
+    );
+    assert!(!rig.shell().composer().editor_mode_disabled);
+    assert!(!rig.shell().last_status().expect("status").1);
+
+    fail.set(true);
+    rig.run(|app| async move { app.set_editor_approval_mode(EditorApprovalMode::Ask).await });
+    assert_eq!(rig.shell().composer().editor_mode, EditorApprovalMode::Auto);
+    assert_eq!(
+        rig.app.with_state(|s| s.settings.editor_approval_mode),
+        EditorApprovalMode::Auto
+    );
+    let (text, is_error) = rig.shell().last_status().expect("status");
+    assert!(is_error && text.contains("disk full"));
+}
+
+#[test]
+fn the_edits_mode_is_locked_while_a_run_streams() {
+    let mut rig = Rig::started(FIXTURE_URL, default_worker());
+    rig.type_and_send("edit it");
+    assert!(rig.shell().composer().editor_mode_disabled);
+    assert!(rig.shell().composer().recovery_disabled);
+    rig.run(|app| async move { app.set_editor_approval_mode(EditorApprovalMode::Auto).await });
+    assert_eq!(rig.shell().count(MessageType::SaveSettings), 0);
+}
+
+#[test]
+fn approvals_reach_the_active_run_and_answers_name_that_run_and_call() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::AiToolApprovalResolve => ok(json!({"ok": true})),
+        other => default_worker()(other, payload),
+    });
+    rig.type_and_send("edit it");
+    let run = run_id(1);
+    let approval = json!({"callId": "c1", "name": "replace_lines", "identity": "builtin:replace_lines",
+        "effect": "editor-write", "destination": "main.typ", "arguments": "{}", "argumentChars": 2,
+        "argumentsTruncated": false});
+    rig.event("AI_TOOL_APPROVAL_REQUIRED", Some("run-other"), approval.clone());
+    rig.event("AI_TOOL_APPROVAL_REQUIRED", Some(&run), approval);
+    let log = rig.shell().log.borrow().clone();
+    assert!(log.contains(&format!("approval:{run}:c1")));
+    assert!(!log.iter().any(|l| l.starts_with("approval:run-other")));
+    let run_for_flow = run.clone();
+    rig.run(move |app| async move {
+        assert_eq!(
+            app.resolve_approval(&run_for_flow, "c1", ApprovalAction::ApproveOnce)
+                .await,
+            Ok(true)
+        );
+    });
+    let sent = rig.shell().last(MessageType::AiToolApprovalResolve).expect("resolved");
+    assert_eq!(sent.payload, json!({"callId": "c1", "action": "approve_once"}));
+    assert_eq!(sent.run_id.as_deref(), Some(run.as_str()));
+}
+
+fn edited_answer(call: &str, checkpoint: &str) -> Value {
+    json!({"role": "assistant", "content": "Done.", "responseStatus": "complete", "segments": [
+        {"type": "tools", "calls": [{"id": call, "name": "replace_lines", "arguments": "{}"}],
+         "results": {(call): {"ok": true, "edits_applied": 1, "reviewed_diff": true,
+            "editCheckpoint": {"id": checkpoint, "status": "applied", "fileLabel": "main.typ", "createdAt": 1}}}},
+        {"type": "text", "content": "Done."}]})
+}
+
+fn edited_chat() -> Value {
+    json!([{"role": "user", "content": "one"}, edited_answer("c1", "edit-1"),
+           {"role": "user", "content": "two"}, edited_answer("c2", "edit-2")])
+}
+
+fn receipt_status(history: &[Value], message: usize, call: &str) -> String {
+    history[message]["segments"][0]["results"][call]["editCheckpoint"]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn checkpoint(id: &str) -> PublicEditCheckpoint {
+    PublicEditCheckpoint::normalize(
+        &json!({"id": id, "status": "applied", "fileLabel": "main.typ", "createdAt": 1}),
+        false,
+        0.0,
+    )
+    .expect("receipt")
+}
+
+#[test]
+fn a_revert_writes_every_reverted_receipt_into_the_chat_and_saves_it() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SessionGet => ok(session("s1", "First", edited_chat())),
+        MessageType::EditCheckpointRevert => ok(json!({"ok": true, "revertedCount": 2, "alreadyReverted": false,
+            "checkpoint": {"id": "edit-1", "status": "reverted", "fileLabel": "main.typ", "createdAt": 1},
+            "checkpoints": [{"id": "edit-2", "status": "reverted", "fileLabel": "main.typ", "createdAt": 2},
+                            {"id": "edit-1", "status": "reverted", "fileLabel": "main.typ", "createdAt": 1}]})),
+        other => default_worker()(other, payload),
+    });
+    let scope = rig.app.recovery_scope().expect("scope");
+    let outcome = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&outcome);
+    rig.run(move |app| async move {
+        *out.borrow_mut() = Some(app.revert_checkpoint(scope, checkpoint("edit-1")).await);
+    });
+    let outcome = outcome.borrow_mut().take().expect("finished");
+    assert_eq!(outcome.error, None);
+    assert_eq!(outcome.save_error, None);
+    assert_eq!(outcome.checkpoint.status, PublicCheckpointStatus::Reverted);
+    let sent = rig
+        .shell()
+        .last(MessageType::EditCheckpointRevert)
+        .expect("sent")
+        .payload;
+    assert_eq!(
+        sent,
+        json!({"checkpointId": "edit-1", "tabId": 7, "projectId": "p1", "sessionId": "s1"})
+    );
+    let history = rig.history();
+    assert_eq!(receipt_status(&history, 1, "c1"), "reverted");
+    assert_eq!(receipt_status(&history, 3, "c2"), "reverted");
+    let saved = rig.shell().last(MessageType::SessionUpdate).expect("saved").payload;
+    assert_eq!(saved["sessionId"], "s1");
+    assert_eq!(
+        receipt_status(saved["messages"].as_array().expect("messages"), 1, "c1"),
+        "reverted"
+    );
+    let log = rig.shell().log.borrow().clone();
+    assert!(log.contains(&"checkpoint:edit-2:Reverted".to_owned()));
+}
+
+#[test]
+fn a_stopped_revert_keeps_its_partial_progress_and_reports_the_error() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SessionGet => ok(session("s1", "First", edited_chat())),
+        MessageType::EditCheckpointRevert => Answer::Now(Err(WorkerError {
+            code: "EDIT_CHECKPOINT_CONFLICT".to_owned(),
+            message: "1 newer response was reverted, but the cascade stopped: the document changed.".to_owned(),
+            details: Some(json!({"selectedCheckpointId": "edit-1", "failedCheckpointId": "edit-1",
+                "revertedCount": 1, "totalCount": 2,
+                "checkpoints": [{"id": "edit-2", "status": "reverted", "fileLabel": "main.typ", "createdAt": 2}]})),
+        })),
+        other => default_worker()(other, payload),
+    });
+    let scope = rig.app.recovery_scope().expect("scope");
+    let outcome = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&outcome);
+    rig.run(move |app| async move {
+        *out.borrow_mut() = Some(app.revert_checkpoint(scope, checkpoint("edit-1")).await);
+    });
+    let outcome = outcome.borrow_mut().take().expect("finished");
+    assert!(outcome.error.as_deref().is_some_and(|e| e.contains("cascade stopped")));
+    assert_eq!(outcome.checkpoint.status, PublicCheckpointStatus::Applied);
+    let history = rig.history();
+    assert_eq!(receipt_status(&history, 3, "c2"), "reverted");
+    assert_eq!(receipt_status(&history, 1, "c1"), "applied");
+    assert_eq!(rig.shell().count(MessageType::SessionUpdate), 1);
+}
+
+#[test]
+fn a_revert_for_a_chat_that_is_no_longer_open_sends_nothing() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SessionGet => ok(session(
+            payload["sessionId"].as_str().unwrap_or("s1"),
+            "First",
+            edited_chat(),
+        )),
+        other => default_worker()(other, payload),
+    });
+    let scope = rig.app.recovery_scope().expect("scope");
+    // The chat is reloaded: a new history, so the dialog's scope is stale.
+    let meta = rig.app.with_state(|s| s.session.clone()).expect("session");
+    rig.run(|app| async move {
+        app.switch_session(SessionMeta {
+            id: "s2".to_owned(),
+            ..meta
+        })
+        .await;
+    });
+    let outcome = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&outcome);
+    rig.run(move |app| async move {
+        *out.borrow_mut() = Some(app.revert_checkpoint(scope, checkpoint("edit-1")).await);
+    });
+    let outcome = outcome.borrow_mut().take().expect("finished");
+    assert!(outcome.error.is_some());
+    assert_eq!(rig.shell().count(MessageType::EditCheckpointRevert), 0);
+}
+
+#[test]
+fn recovery_is_refused_off_typst() {
+    let rig = Rig::started("https://example.com/", default_worker());
+    assert!(rig.app.recovery_scope().is_err());
+    assert!(rig.shell().composer().recovery_disabled);
+}
+
+#[test]
+fn a_restore_notes_the_editor_state_on_the_last_message_and_saves_the_chat() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SessionGet => ok(session("s1", "First", edited_chat())),
+        MessageType::DocumentSnapshotList => ok(json!({"ok": true, "fileLabel": "main.typ", "snapshots": [
+            {"id": "snapshot-1", "kind": "automatic", "projectId": "p1", "fileLabel": "main.typ",
+             "title": "After latest response", "createdAt": 1, "textLength": 20, "sessionId": "s1"}]})),
+        MessageType::DocumentSnapshotRestore => ok(json!({"ok": true, "noChanges": false,
+            "snapshot": {"id": "snapshot-1"}, "rescueSnapshot": {"id": "snapshot-2"},
+            "editorStateUpdate": {"kind": "snapshot-restored", "snapshotId": "snapshot-1",
+                                  "fileLabel": "main.typ", "restoredAt": 99}})),
+        MessageType::DocumentSnapshotDelete => ok(json!({"ok": true, "removed": 1})),
+        other => default_worker()(other, payload),
+    });
+    let listed = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&listed);
+    rig.run(move |app| async move {
+        *out.borrow_mut() = Some(app.list_snapshots().await);
+    });
+    let (scope, file, snapshots) = listed.borrow_mut().take().expect("listed").expect("ok");
+    assert_eq!((file.as_str(), snapshots.len()), ("main.typ", 1));
+    assert_eq!(
+        rig.shell()
+            .last(MessageType::DocumentSnapshotList)
+            .expect("sent")
+            .payload,
+        json!({"tabId": 7, "projectId": "p1", "sessionId": "s1"})
+    );
+    let restore_scope = scope.clone();
+    rig.run(move |app| async move {
+        app.restore_snapshot(&restore_scope, "snapshot-1")
+            .await
+            .expect("restored");
+    });
+    let history = rig.history();
+    let updates = history[3]["editorStateUpdates"].as_array().cloned().unwrap_or_default();
+    assert_eq!(updates.len(), 1);
+    assert_eq!(updates[0]["snapshotId"], "snapshot-1");
+    let saved = rig.shell().last(MessageType::SessionUpdate).expect("saved").payload;
+    assert_eq!(
+        saved["messages"][3]["editorStateUpdates"][0]["restoredAt"].as_f64(),
+        Some(99.0)
+    );
+    assert!(!rig.shell().last_status().expect("status").1);
+
+    rig.run(move |app| async move {
+        app.delete_snapshot(&scope, "snapshot-1").await.expect("deleted");
+    });
+    assert_eq!(
+        rig.shell()
+            .last(MessageType::DocumentSnapshotDelete)
+            .expect("sent")
+            .payload["snapshotId"],
+        "snapshot-1"
+    );
+    assert!(rig.shell().saw_status("Snapshot deleted"));
 }

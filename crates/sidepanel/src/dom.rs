@@ -192,6 +192,11 @@ pub fn button(id: &str) -> Option<web_sys::HtmlButtonElement> {
 }
 
 /// Sets `disabled` on a form control of any kind.
+/// Whether a control carries the `disabled` attribute.
+pub fn is_disabled(element: &Element) -> bool {
+    element.has_attribute("disabled")
+}
+
 pub fn set_disabled(element: &Element, disabled: bool) {
     let _ = if disabled {
         element.set_attribute("disabled", "")

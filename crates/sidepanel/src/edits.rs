@@ -162,6 +162,10 @@ pub fn approval_submit_error(message: &str) -> String {
     format!("The choice was not delivered: {message}")
 }
 
+/// The banner message when the call had stopped waiting (timed out, or the
+/// run ended) before the choice arrived.
+pub const APPROVAL_EXPIRED: &str = "This call is no longer waiting for an answer.";
+
 // ------------------------------------------------------------------ diff
 
 /// `+A` and `−D` (U+2212) for the diff header.

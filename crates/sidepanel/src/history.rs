@@ -29,6 +29,14 @@ impl History {
         self.0.borrow().clone()
     }
 
+    /// Changes the messages in place (a revert's receipts, a restore's
+    /// note) and returns a copy of the result to save.
+    pub fn update(&self, change: impl FnOnce(&mut Vec<Value>)) -> Vec<Value> {
+        let mut messages = self.0.borrow_mut();
+        change(&mut messages);
+        messages.clone()
+    }
+
     pub fn len(&self) -> usize {
         self.0.borrow().len()
     }

@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 pub struct WorkerError {
     pub code: String,
     pub message: String,
+    /// The error's `details`, when the worker sent any (a stopped revert
+    /// reports the steps it completed there).
+    pub details: Option<Value>,
 }
 
 impl WorkerError {
@@ -14,6 +17,7 @@ impl WorkerError {
         WorkerError {
             code: code.to_owned(),
             message: message.into(),
+            details: None,
         }
     }
 }
@@ -66,7 +70,9 @@ pub fn unwrap_response(request_id: &str, response: &Value) -> Result<Value, Work
                 .get("message")
                 .and_then(Value::as_str)
                 .unwrap_or("The request failed.");
-            Err(WorkerError::new(code, message))
+            let mut failure = WorkerError::new(code, message);
+            failure.details = error.get("details").filter(|d| !d.is_null()).cloned();
+            Err(failure)
         }
         None => Err(WorkerError::new(
             "INVALID_RESPONSE",
@@ -85,6 +91,12 @@ mod tests {
         assert_eq!(unwrap_response("r", &ok), Ok(json!("light")));
         let failed = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": "X", "message": "m"}}});
         assert_eq!(unwrap_response("r", &failed), Err(WorkerError::new("X", "m")));
+        let detailed = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r",
+            "payload": {"ok": false, "error": {"code": "X", "message": "m", "details": {"revertedCount": 1}}}});
+        assert_eq!(
+            unwrap_response("r", &detailed).map_err(|e| e.details),
+            Err(Some(json!({"revertedCount": 1})))
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! The chat area of the side panel: `#messages`, `#jump-latest`, user and
 //! assistant messages, reasoning and tool blocks, preflight banners, the
-//! streaming renderer and the one safe Markdown boundary.
+//! streaming renderer and the one safe Markdown boundary; approval banners
+//! with the text-only diff of an editor review, and each answer's Revert /
+//! Snapshot control.
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
 //! HTML), [`model`] (segments, the streaming state machine, the saved display
@@ -23,6 +25,18 @@
 //! stream.show_preflight(&waiting, move |action| { /* send AI_TOOL_PREFLIGHT_RESOLVE
 //!                                                    {callId, action} for this run */ });
 //! stream.clear_preflight(&ready.call_id);      // AI_TOOL_PREFLIGHT_READY
+//! stream.show_approval(&approval, move |action, banner| {
+//!     // AI_TOOL_APPROVAL_REQUIRED: send AI_TOOL_APPROVAL_RESOLVE {callId, action}
+//!     // for this run; banner.sending(), then banner.submitted(action) or
+//!     // banner.failed(message) (the buttons come back).
+//! });
+//!
+//! // editor writes (crate::edits decides the words):
+//! chat.set_recovery_handlers(|control, checkpoint| { /* Revert clicked */ },
+//!                            |button| { /* Snapshot clicked */ });
+//! chat.set_recovery_disabled(streaming || off_project);
+//! chat.set_revert_busy(&control);  chat.finish_revert(&control, failed, note);
+//! chat.show_checkpoints(&reverted_receipts);   // every control of those ids
 //!
 //! // terminal event:
 //! let entry = stream.finish(ResponseStatus::Complete);   // AI_STREAM_DONE
@@ -54,6 +68,10 @@
 //! - The chat follows new output only while the user is within 72 px of the
 //!   bottom; otherwise `#jump-latest` appears, and scrolling back down or
 //!   clicking it hides it again.
+//! - An answer shows a recovery control when it holds an editor-write
+//!   receipt (its latest one: Revert, Try revert again, Changes reverted or
+//!   Revert unavailable) and, for the latest complete answer only, a
+//!   Snapshot button; a newer complete answer takes the Snapshot button.
 //! - Nothing here talks to the worker; the callbacks are the only way out.
 //!
 //! # Measuring render cost (bench)
@@ -74,8 +92,12 @@ pub mod markdown;
 pub mod model;
 
 #[cfg(target_arch = "wasm32")]
+mod edit_view;
+#[cfg(target_arch = "wasm32")]
 mod view;
 
+#[cfg(target_arch = "wasm32")]
+pub use edit_view::{ApprovalBanner, diff_element};
 pub use model::ResponseStatus;
 #[cfg(target_arch = "wasm32")]
 pub use view::{AssistantStream, ChatView};

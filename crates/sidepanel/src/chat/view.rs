@@ -11,11 +11,16 @@
 //! frame, scroll, clicks) hold only a `Weak` to it, and a caller's preflight
 //! callback is invoked after the borrow is released, so it may call back in.
 
+use super::edit_view::{self, ApprovalBanner};
 use super::labels::{self, REASONING_DONE_TITLE, REASONING_LIVE_TITLE, ResultSummary, ToolStatus};
 use super::markdown::{self, MarkdownError};
-use super::model::{Change, ResponseStatus, Segment, StreamModel, assistant_segments};
+use super::model::{Change, ResponseStatus, Segment, StreamModel, assistant_segments, latest_completed_response_index};
 use crate::dom::{self, el};
-use protocol::payloads::{PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo};
+use crate::edits::{self, ApprovalView, RevertView};
+use protocol::edit_checkpoint::PublicEditCheckpoint;
+use protocol::payloads::{
+    ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo,
+};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -33,6 +38,28 @@ const JUMP_LABEL: &str = "Jump to latest ↓";
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 type PreflightCallback = Rc<dyn Fn(PreflightAction)>;
+type ApprovalCallback = Rc<dyn Fn(ApprovalAction, ApprovalBanner)>;
+type RevertCallback = Rc<dyn Fn(Element, PublicEditCheckpoint)>;
+type SnapshotCallback = Rc<dyn Fn(Element)>;
+
+/// A click the chat hands to the caller (after releasing its borrow).
+enum Click {
+    Preflight(PreflightCallback, PreflightAction),
+    Approval(ApprovalCallback, ApprovalAction, ApprovalBanner),
+    Revert(RevertCallback, Element, PublicEditCheckpoint),
+    Snapshot(SnapshotCallback, Element),
+}
+
+/// The recovery controls (Revert, Snapshot) of answers in the chat.
+#[derive(Default)]
+struct Recovery {
+    /// Actions are off while a run streams or the panel is off its project.
+    disabled: bool,
+    /// The receipt each rendered control shows, by checkpoint id.
+    checkpoints: HashMap<String, PublicEditCheckpoint>,
+    on_revert: Option<RevertCallback>,
+    on_snapshot: Option<SnapshotCallback>,
+}
 
 /// The chat area. Cheap to clone; all clones drive the same DOM.
 #[derive(Clone)]
@@ -59,6 +86,8 @@ struct Inner {
     follow_at_request: Option<bool>,
     frame_callback: Option<Closure<dyn FnMut(f64)>>,
     preflight_actions: HashMap<String, PreflightCallback>,
+    approval_actions: HashMap<String, ApprovalCallback>,
+    recovery: Recovery,
 }
 
 struct StreamDom {
@@ -113,6 +142,8 @@ impl ChatView {
                 follow_at_request: None,
                 frame_callback: None,
                 preflight_actions: HashMap::new(),
+                approval_actions: HashMap::new(),
+                recovery: Recovery::default(),
             })),
         };
         view.wire()?;
@@ -168,14 +199,18 @@ impl ChatView {
         )?;
         on_scroll.forget();
 
-        // One delegated listener for every preflight button.
+        // One delegated listener for every banner and recovery button.
         let on_click = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             let Some(inner) = weak.upgrade() else { return };
-            let Some((callback, action)) = inner.borrow().preflight_click(&event) else {
-                return;
-            };
+            let click = inner.borrow().click(&event);
             // The borrow is released: the callback may use the chat.
-            callback(action);
+            match click {
+                Some(Click::Preflight(callback, action)) => callback(action),
+                Some(Click::Approval(callback, action, banner)) => callback(action, banner),
+                Some(Click::Revert(callback, control, checkpoint)) => callback(control, checkpoint),
+                Some(Click::Snapshot(callback, button)) => callback(button),
+                None => {}
+            }
         });
         messages.add_event_listener_with_callback("click", on_click.as_ref().unchecked_ref())?;
         on_click.forget();
@@ -200,10 +235,15 @@ impl ChatView {
     pub fn render_history(&self, messages: &[Value]) {
         let mut inner = self.inner.borrow_mut();
         inner.reset();
-        for message in messages {
+        let latest_complete = latest_completed_response_index(messages);
+        for (index, message) in messages.iter().enumerate() {
             let group = match message.get("role").and_then(Value::as_str) {
                 Some("user") => user_group(message),
-                Some("assistant") => assistant_group(message),
+                Some("assistant") => {
+                    let group = assistant_group(message);
+                    inner.add_recovery_control(&group, message, latest_complete == Some(index));
+                    group
+                }
                 _ => continue,
             };
             let _ = inner.messages.append_child(&group);
@@ -263,6 +303,64 @@ impl ChatView {
     /// True while a stream is open.
     pub fn is_streaming(&self) -> bool {
         self.inner.borrow().stream.is_some()
+    }
+
+    /// What a click on Revert (the control and its receipt) and on Snapshot
+    /// (the button) does.
+    pub fn set_recovery_handlers(
+        &self,
+        on_revert: impl Fn(Element, PublicEditCheckpoint) + 'static,
+        on_snapshot: impl Fn(Element) + 'static,
+    ) {
+        let mut inner = self.inner.borrow_mut();
+        inner.recovery.on_revert = Some(Rc::new(on_revert));
+        inner.recovery.on_snapshot = Some(Rc::new(on_snapshot));
+    }
+
+    /// Turns every Revert and Snapshot button off (a run streams, the panel
+    /// left its project) or back on.
+    pub fn set_recovery_disabled(&self, disabled: bool) {
+        let mut inner = self.inner.borrow_mut();
+        inner.recovery.disabled = disabled;
+        for button in query_all(&inner.messages, ".edit-revert-button, .response-snapshot-button") {
+            let busy = button.get_attribute("data-busy").as_deref() == Some("true");
+            dom::set_disabled(&button, disabled || busy);
+        }
+    }
+
+    /// Receipts whose state changed: every control of those ids shows it.
+    pub fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]) {
+        let mut inner = self.inner.borrow_mut();
+        for checkpoint in checkpoints {
+            if !inner.recovery.checkpoints.contains_key(&checkpoint.id) {
+                continue;
+            }
+            inner
+                .recovery
+                .checkpoints
+                .insert(checkpoint.id.clone(), checkpoint.clone());
+            for control in query_all(&inner.messages, ".edit-revert-control") {
+                if control.get_attribute("data-checkpoint-id").as_deref() == Some(checkpoint.id.as_str()) {
+                    inner.fill_control(&control, Some(&edits::revert_view(checkpoint, false)), None);
+                }
+            }
+        }
+    }
+
+    /// A revert of `control`'s receipt is under way.
+    pub fn set_revert_busy(&self, control: &Element) {
+        self.inner.borrow().fill_control(control, Some(&RevertView::Busy), None);
+    }
+
+    /// Shows `control` again after a revert: its receipt's state, "Try
+    /// revert again" after `error`, and `note` (an error or a save problem).
+    pub fn finish_revert(&self, control: &Element, error: bool, note: Option<&str>) {
+        let inner = self.inner.borrow();
+        let view = control
+            .get_attribute("data-checkpoint-id")
+            .and_then(|id| inner.recovery.checkpoints.get(&id))
+            .map(|checkpoint| edits::revert_view(checkpoint, error));
+        inner.fill_control(control, view.as_ref(), note);
     }
 }
 
@@ -325,6 +423,7 @@ impl AssistantStream {
             };
             remove_banner(&block);
             inner.preflight_actions.remove(call_id);
+            inner.approval_actions.remove(call_id);
             apply_summary(&block, &labels::result_summary(name, &Value::Object(result.clone())));
             inner.finish_mutation(follow);
         });
@@ -379,6 +478,36 @@ impl AssistantStream {
             inner
                 .preflight_actions
                 .insert(waiting.call_id.clone(), Rc::new(on_action));
+            inner.finish_mutation(follow);
+        });
+    }
+
+    /// `AI_TOOL_APPROVAL_REQUIRED`: the approval banner (the complete diff
+    /// for an editor review) in the call's block; a click calls `on_choice`
+    /// with the action and the banner to show the outcome on.
+    pub fn show_approval(
+        &self,
+        approval: &ApprovalRequired,
+        on_choice: impl Fn(ApprovalAction, ApprovalBanner) + 'static,
+    ) {
+        self.with(|inner| {
+            let follow = inner.near_bottom();
+            let Some(block) = inner
+                .stream
+                .as_ref()
+                .and_then(|s| find_tool_block(&s.body, &approval.call_id))
+            else {
+                return;
+            };
+            let view = ApprovalView::from_event(approval);
+            set_status(&block, &edits::approval_waiting_status());
+            remove_banner(&block);
+            let banner = edit_view::approval_banner(&view);
+            let _ = banner.set_attribute("data-editor-review", if view.editor_review { "true" } else { "false" });
+            let _ = block.append_child(&banner);
+            inner
+                .approval_actions
+                .insert(approval.call_id.clone(), Rc::new(on_choice));
             inner.finish_mutation(follow);
         });
     }
@@ -453,8 +582,48 @@ impl Inner {
         }
     }
 
-    fn preflight_click(&self, event: &Event) -> Option<(PreflightCallback, PreflightAction)> {
+    fn click(&self, event: &Event) -> Option<Click> {
         let target = event.target()?.dyn_into::<Element>().ok()?;
+        if let Some(button) = target.closest(".tool-approval-btn").ok()? {
+            let action = edit_view::parse_action(&button.get_attribute("data-approval-action")?)?;
+            let block = button.closest(".tool-block").ok()??;
+            let banner = button.closest(".tool-approval").ok()??;
+            let call_id = block.get_attribute("data-call-id")?;
+            let callback = self.approval_actions.get(&call_id)?.clone();
+            let editor_review = banner.get_attribute("data-editor-review").as_deref() == Some("true");
+            return Some(Click::Approval(
+                callback,
+                action,
+                ApprovalBanner {
+                    block,
+                    banner,
+                    editor_review,
+                },
+            ));
+        }
+        if let Some(button) = target.closest(".edit-revert-button").ok()? {
+            if self.recovery.disabled || dom::is_disabled(&button) {
+                return None;
+            }
+            let control = button.closest(".edit-revert-control").ok()??;
+            let checkpoint = self
+                .recovery
+                .checkpoints
+                .get(&control.get_attribute("data-checkpoint-id")?)?
+                .clone();
+            return Some(Click::Revert(self.recovery.on_revert.clone()?, control, checkpoint));
+        }
+        if let Some(button) = target.closest(".response-snapshot-button").ok()? {
+            if self.recovery.disabled || dom::is_disabled(&button) {
+                return None;
+            }
+            return Some(Click::Snapshot(self.recovery.on_snapshot.clone()?, button));
+        }
+        self.preflight_click(&target)
+            .map(|(callback, action)| Click::Preflight(callback, action))
+    }
+
+    fn preflight_click(&self, target: &Element) -> Option<(PreflightCallback, PreflightAction)> {
         let button = target.closest(".tool-preflight-btn").ok()??;
         let action = match button.get_attribute("data-action")?.as_str() {
             "retry" => PreflightAction::Retry,
@@ -572,8 +741,16 @@ impl Inner {
         self.apply_changes(changes);
         let stream = self.stream.take()?;
         self.preflight_actions.clear();
+        self.approval_actions.clear();
         let _ = stream.group.class_list().remove_1("streaming");
         let entry = stream.model.display_entry(status);
+        if let Some(entry) = &entry {
+            let complete = status == ResponseStatus::Complete;
+            if complete {
+                self.remove_snapshot_buttons();
+            }
+            self.add_recovery_control(&stream.group, entry, complete);
+        }
         if entry.is_none() {
             stream.group.remove();
             if self.messages.child_element_count() == 0 {
@@ -584,11 +761,56 @@ impl Inner {
         entry
     }
 
+    /// Appends the Revert/Snapshot control to an answer's group when it has
+    /// a receipt or is the latest complete answer.
+    fn add_recovery_control(&mut self, group: &Element, message: &Value, snapshot: bool) {
+        let checkpoint = PublicEditCheckpoint::latest_in_message(message, js_sys::Date::now());
+        if checkpoint.is_none() && !snapshot {
+            return;
+        }
+        let control = el("div").class("edit-revert-control response-recovery-control").build();
+        let _ = control.set_attribute("data-has-snapshot", if snapshot { "true" } else { "false" });
+        let view = checkpoint.as_ref().map(|c| edits::revert_view(c, false));
+        if let Some(checkpoint) = checkpoint {
+            let _ = control.set_attribute("data-checkpoint-id", &checkpoint.id);
+            self.recovery.checkpoints.insert(checkpoint.id.clone(), checkpoint);
+        }
+        self.fill_control(&control, view.as_ref(), None);
+        let body = group.query_selector(".msg-body").ok().flatten();
+        let _ = body.as_ref().unwrap_or(group).append_child(&control);
+    }
+
+    /// Redraws a control with `view` for its receipt (none: Snapshot only).
+    fn fill_control(&self, control: &Element, view: Option<&RevertView>, note: Option<&str>) {
+        let checkpoint = control
+            .get_attribute("data-checkpoint-id")
+            .and_then(|id| self.recovery.checkpoints.get(&id));
+        let snapshot = control.get_attribute("data-has-snapshot").as_deref() == Some("true");
+        edit_view::fill_recovery_control(control, checkpoint.zip(view), snapshot, self.recovery.disabled, note);
+    }
+
+    /// A newer complete answer takes the Snapshot button; controls left
+    /// with nothing go.
+    fn remove_snapshot_buttons(&self) {
+        for button in query_all(&self.messages, ".response-snapshot-button") {
+            let control = button.closest(".response-recovery-control").ok().flatten();
+            button.remove();
+            if let Some(control) = control {
+                let _ = control.set_attribute("data-has-snapshot", "false");
+                if control.get_attribute("data-checkpoint-id").is_none() {
+                    control.remove();
+                }
+            }
+        }
+    }
+
     /// Drops the stream and every message.
     fn reset(&mut self) {
         self.cancel_frame();
         self.stream = None;
         self.preflight_actions.clear();
+        self.approval_actions.clear();
+        self.recovery.checkpoints.clear();
         self.messages.replace_children_with_node_0();
         dom::set_hidden(&self.jump, true);
     }
@@ -692,7 +914,17 @@ fn tool_block(call: &ToolCallInfo, summary: Option<&ResultSummary>) -> Element {
         .build()
 }
 
-fn set_status(block: &Element, status: &ToolStatus) {
+/// The elements under `root` matching `selector`.
+fn query_all(root: &Element, selector: &str) -> Vec<Element> {
+    let Ok(nodes) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|index| nodes.get(index)?.dyn_into::<Element>().ok())
+        .collect()
+}
+
+pub(super) fn set_status(block: &Element, status: &ToolStatus) {
     if let Ok(Some(pill)) = block.query_selector(".tool-status") {
         pill.set_class_name(status.kind.class());
         pill.set_text_content(Some(&status.text));

@@ -49,6 +49,7 @@ pub async fn ask_worker(
                 .and_then(|m| m.as_string())
                 .or_else(|| error.as_string())
                 .unwrap_or_else(|| "The extension's worker did not answer.".to_owned()),
+            details: None,
         })?;
     let answer: Value = from_js(answer).unwrap_or(Value::Null);
     worker_client::unwrap_response(&request_id, &answer)

@@ -17,6 +17,7 @@ pub const WARNING: &[&str] = &["M12 4L2 20h20z", "M12 10v4", "M12 17v.5"];
 pub const PLUS: &[&str] = &["M12 5v14M5 12h14"];
 pub const SEND: &[&str] = &["M5 12h14", "M13 6l6 6-6 6"];
 pub const STOP: &[&str] = &["M7 7h10v10H7z"];
+pub const TRASH: &[&str] = &["M4 7h16", "M9 7V4h6v3", "M6 7l1 13h10l1-13", "M10 11v5M14 11v5"];
 pub const PENCIL: &[&str] = &["M4 20h4L19 9l-4-4L4 16z", "M13 7l4 4"];
 pub const EXTERNAL: &[&str] = &["M7 17L17 7", "M8 7h9v9"];
 pub const FIX: &[&str] = &["M12 4L2 20h20z", "M12 10v4", "M12 17v.5"];

@@ -532,6 +532,132 @@ fn context_option(kind: &str, title: &str, hint: &str) -> Element {
         .build()
 }
 
+fn permission_option(mode: &str, title: &str, hint: &str) -> Element {
+    button("add-context-opt editor-permission-opt")
+        .attr("data-editor-approval-mode", mode)
+        .attr("role", "menuitemradio")
+        .attr("aria-checked", "false")
+        .child(el("span").class("opt-title").text(title))
+        .child(el("span").class("opt-hint").text(hint))
+        .build()
+}
+
+/// The Edits control: whether the agent's document edits wait for review.
+fn editor_permission() -> Element {
+    el("div")
+        .id("editor-permission-wrap")
+        .class("add-context-wrap editor-permission-wrap")
+        .child(
+            button("add-context-btn editor-permission-btn")
+                .id("editor-permission-btn")
+                .attr("aria-haspopup", "menu")
+                .attr("aria-expanded", "false")
+                .attr("aria-controls", "editor-permission-menu")
+                .attr("data-mode", "ask")
+                .child(el("span").class("editor-permission-label").text("Edits"))
+                .child(
+                    el("span")
+                        .id("editor-permission-current")
+                        .class("editor-permission-current")
+                        .text("Ask"),
+                ),
+        )
+        .child(
+            el("div")
+                .id("editor-permission-menu")
+                .class("add-context-menu editor-permission-menu")
+                .attr("role", "menu")
+                .attr("aria-label", "Document edits")
+                .flag("hidden", true)
+                .child(permission_option(
+                    "ask",
+                    "Ask before applying",
+                    "Show each edit as a diff; nothing changes until you apply it.",
+                ))
+                .child(permission_option(
+                    "auto",
+                    "Auto approve",
+                    "Apply the agent's document edits without a review.",
+                )),
+        )
+        .build()
+}
+
+/// A confirmation dialog with the given ids (`<prefix>-layer`, `-title`,
+/// `-subtitle`, `-close`, `-body`, `-cancel`, `-confirm`).
+fn confirm_dialog(prefix: &str, class: &str, title: &str, confirm: &str) -> Element {
+    let id = |part: &str| format!("{prefix}-{part}");
+    let dialog = el("section")
+        .class(&format!("dialog {class}"))
+        .attr("role", "dialog")
+        .attr("aria-modal", "true")
+        .attr("aria-labelledby", &id("title"))
+        .attr("aria-describedby", &id("subtitle"))
+        .child(
+            el("header")
+                .class("dialog-header")
+                .child(
+                    el("div")
+                        .class("dialog-heading")
+                        .child(el("strong").id(&id("title")).text(title))
+                        .child(el("span").id(&id("subtitle"))),
+                )
+                .child(
+                    button("dialog-close")
+                        .id(&id("close"))
+                        .label("Close")
+                        .child(icon(15, icons::CLOSE)),
+                ),
+        )
+        .child(el("div").id(&id("body")).class("dialog-body"))
+        .child(
+            el("footer")
+                .class("dialog-footer")
+                .child(button("btn").id(&id("cancel")).text("Cancel"))
+                .child(button("btn btn-primary").id(&id("confirm")).text(confirm)),
+        );
+    el("div")
+        .id(&id("layer"))
+        .class("dialog-layer")
+        .attr("role", "presentation")
+        .flag("hidden", true)
+        .child(dialog)
+        .build()
+}
+
+/// The Snapshot popover (positioned next to the button that opened it).
+fn snapshot_menu() -> Element {
+    el("div")
+        .id("snapshot-menu")
+        .class("snapshot-menu")
+        .attr("role", "dialog")
+        .attr("aria-label", "Document snapshot")
+        .flag("hidden", true)
+        .child(
+            el("header")
+                .class("snapshot-menu-header")
+                .child(
+                    el("div")
+                        .class("dialog-heading")
+                        .child(el("strong").text("Document snapshot"))
+                        .child(el("span").id("snapshot-file").text("Current Typst document")),
+                )
+                .child(
+                    button("dialog-close")
+                        .id("snapshot-menu-close")
+                        .label("Close snapshots")
+                        .child(icon(14, icons::CLOSE)),
+                ),
+        )
+        .child(el("div").id("snapshot-list").class("snapshot-list"))
+        .child(
+            el("footer")
+                .class("snapshot-menu-footer")
+                .text("A copy is kept automatically after each completed answer."),
+        )
+        .build()
+}
+
 fn composer() -> Element {
     let context = el("div")
         .class("add-context-wrap")
@@ -586,7 +712,7 @@ fn composer() -> Element {
                 .child(
                     el("div")
                         .class("composer-toolbar")
-                        .child(el("div").class("context-bar").child(context))
+                        .child(el("div").class("context-bar").child(context).child(editor_permission()))
                         .child(
                             el("div")
                                 .class("composer-actions")
@@ -621,6 +747,19 @@ pub fn build(app: &Element) -> Result<Element, JsValue> {
         settings_panel(),
         chat.clone(),
         about_dialog(),
+        snapshot_menu(),
+        confirm_dialog(
+            "revert-dialog",
+            "revert-dialog",
+            "Revert these changes?",
+            "Revert changes",
+        ),
+        confirm_dialog(
+            "snapshot-dialog",
+            "snapshot-dialog",
+            "Restore this snapshot?",
+            "Restore",
+        ),
         composer(),
     ] {
         app.append_child(&part)?;

@@ -12,6 +12,7 @@ mod composer;
 mod header;
 mod icons;
 mod layout;
+mod recovery;
 mod settings_view;
 mod thumbnail;
 mod toast;
@@ -27,7 +28,10 @@ use crate::worker_client::WorkerError;
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
 use protocol::MessageType;
-use protocol::payloads::{PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult};
+use protocol::edit_checkpoint::PublicEditCheckpoint;
+use protocol::payloads::{
+    ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult,
+};
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -166,6 +170,11 @@ impl Ui for WasmShell {
 
     fn show_composer(&self, state: ComposerState) {
         composer::show(state);
+        recovery::show_editor_mode(state.editor_mode, state.editor_mode_disabled);
+        self.chat.set_recovery_disabled(state.recovery_disabled);
+        if state.recovery_disabled {
+            recovery::close_menu(false);
+        }
     }
 
     fn show_attachments(&self, attachments: &Attachments) {
@@ -188,6 +197,7 @@ impl Ui for WasmShell {
 impl Chat for WasmShell {
     fn render_history(&self, messages: &[Value]) {
         self.stream.borrow_mut().take();
+        recovery::close_menu(false);
         self.chat.render_history(messages);
     }
 
@@ -244,6 +254,30 @@ impl Chat for WasmShell {
         if let Some(stream) = self.stream.borrow().as_ref() {
             stream.clear_preflight(call_id);
         }
+    }
+
+    fn approval_required(&self, run_id: &str, approval: &ApprovalRequired) {
+        let Some(stream) = self.stream.borrow().clone() else {
+            return;
+        };
+        let run_id = run_id.to_owned();
+        let call_id = approval.call_id.clone();
+        stream.show_approval(approval, move |action: ApprovalAction, banner| {
+            banner.sending();
+            let run_id = run_id.clone();
+            let call_id = call_id.clone();
+            run(move |app| async move {
+                match app.resolve_approval(&run_id, &call_id, action).await {
+                    Ok(true) => banner.submitted(action),
+                    Ok(false) => banner.expired(),
+                    Err(error) => banner.failed(&error.message),
+                }
+            });
+        });
+    }
+
+    fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]) {
+        self.chat.show_checkpoints(checkpoints);
     }
 
     fn has_partial_output(&self) -> bool {
@@ -607,6 +641,7 @@ async fn boot() -> Result<(), JsValue> {
     let empty = layout::empty_state();
     wire_empty_state(&empty);
     chat.set_empty_state(Some(empty));
+    chat.set_recovery_handlers(recovery::request_revert, recovery::toggle_snapshots);
     show_version();
 
     let shell = WasmShell {
@@ -624,6 +659,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_header();
     wire_settings();
     wire_composer();
+    recovery::wire();
     wire_document();
     chrome::listen(|message| {
         if let Some(app) = app() {

@@ -1,0 +1,376 @@
+//! The controller's editor-write flows: the Edits permission, approval
+//! answers, a response's Revert and the document snapshots.
+//!
+//! The shell owns the controls and dialogs; these flows do the requests,
+//! re-check the tab, project, chat and history they were opened for (a
+//! dialog can stay open while the user switches chats), write what the
+//! worker returned into the chat and save it. Results are returned so the
+//! shell can update the control that started the flow.
+
+use super::{Controller, Shell};
+use crate::edits;
+use crate::history::History;
+use crate::worker_client::WorkerError;
+use protocol::MessageType;
+use protocol::constants::EditorApprovalMode;
+use protocol::document_snapshot::PublicDocumentSnapshot;
+use protocol::edit_checkpoint::PublicEditCheckpoint;
+use protocol::payloads::ApprovalAction;
+use serde_json::{Value, json};
+use std::rc::Rc;
+
+/// Refused before a revert or snapshot action when the panel is not on the
+/// chat's project.
+pub const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
+/// Shown when the tab, project or chat changed while a dialog was open.
+pub const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
+
+/// The tab, project, chat and history a revert or snapshot action belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryScope {
+    pub tab_id: u64,
+    pub project_id: String,
+    pub session_id: String,
+    history: History,
+}
+
+impl RecoveryScope {
+    fn payload(&self) -> serde_json::Map<String, Value> {
+        let mut map = serde_json::Map::new();
+        map.insert("tabId".to_owned(), json!(self.tab_id));
+        map.insert("projectId".to_owned(), json!(self.project_id));
+        map.insert("sessionId".to_owned(), json!(self.session_id));
+        map
+    }
+}
+
+/// How a revert ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RevertOutcome {
+    /// Every receipt the worker reverted (also on a partial failure).
+    pub checkpoints: Vec<PublicEditCheckpoint>,
+    /// The selected receipt as it stands now.
+    pub checkpoint: PublicEditCheckpoint,
+    /// The revert failed (or stopped part-way) with this message.
+    pub error: Option<String>,
+    /// The chat could not be saved with the new states.
+    pub save_error: Option<String>,
+}
+
+impl<S: Shell + 'static> Controller<S> {
+    // ------------------------------------------------------------ Edits control
+
+    /// The Edits menu: saves the mode at once (only that field), shows it
+    /// while saving, and puts the previous mode back when the save fails.
+    pub async fn set_editor_approval_mode(self: &Rc<Self>, mode: EditorApprovalMode) {
+        let (previous, settings) = {
+            let mut state = self.state.borrow_mut();
+            let previous = state.settings.editor_approval_mode;
+            if previous == mode || state.editor_mode_saving || state.streaming || state.transitions.has_active_send() {
+                return;
+            }
+            state.editor_mode_saving = true;
+            state.settings.editor_approval_mode = mode;
+            (previous, state.settings.clone())
+        };
+        self.update_composer();
+        let answer = self
+            .request(
+                MessageType::SaveSettings,
+                json!({ "settings": settings.to_map(), "fields": ["editorApprovalMode"] }),
+            )
+            .await;
+        match answer {
+            Ok(saved) => {
+                let committed = saved.get("settings").filter(|s| s.is_object()).map(|value| {
+                    let mut state = self.state.borrow_mut();
+                    state.settings.editor_approval_mode =
+                        protocol::constants::EditorApprovalMode::normalize(value.get("editorApprovalMode"));
+                    state.settings.editor_approval_mode
+                });
+                self.shell.status(
+                    edits::permission_saved_status(committed.unwrap_or(mode)),
+                    false,
+                    Some(1_500),
+                );
+            }
+            Err(error) => {
+                self.state.borrow_mut().settings.editor_approval_mode = previous;
+                self.status(&format!("The Edits setting was not saved: {}", error.message), true);
+            }
+        }
+        self.state.borrow_mut().editor_mode_saving = false;
+        self.update_composer();
+    }
+
+    // ------------------------------------------------------------ approvals
+
+    /// An approval banner's button: `AI_TOOL_APPROVAL_RESOLVE` for exactly
+    /// this run and call. `Ok(false)`: the call no longer waits (it timed
+    /// out or the run ended), so the choice changed nothing.
+    pub async fn resolve_approval(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        action: ApprovalAction,
+    ) -> Result<bool, WorkerError> {
+        let answer = self
+            .shell
+            .request(
+                MessageType::AiToolApprovalResolve,
+                json!({ "callId": call_id, "action": action }),
+                Some(run_id.to_owned()),
+            )
+            .await?;
+        Ok(answer.get("ok").and_then(Value::as_bool) == Some(true))
+    }
+
+    // ------------------------------------------------------------ scope
+
+    /// The scope a Revert or Snapshot action acts on, when one is allowed now.
+    pub fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
+        let state = self.state.borrow();
+        let session = state.session.as_ref();
+        match (state.tab_id, state.project_id.as_ref(), session) {
+            (Some(tab_id), Some(project_id), Some(session))
+                if state.on_typst
+                    && !state.streaming
+                    && !state.transitions.has_active_send()
+                    && !project_id.is_empty()
+                    && session.project_id == *project_id =>
+            {
+                Ok(RecoveryScope {
+                    tab_id,
+                    project_id: project_id.clone(),
+                    session_id: session.id.clone(),
+                    history: state.history.clone(),
+                })
+            }
+            _ => Err(SCOPE_UNAVAILABLE),
+        }
+    }
+
+    /// Whether `scope` is still what the panel shows.
+    fn scope_is_current(&self, scope: &RecoveryScope) -> bool {
+        self.recovery_scope().is_ok_and(|now| now == *scope)
+    }
+
+    fn now(&self) -> f64 {
+        js_now()
+    }
+
+    // ------------------------------------------------------------ Revert
+
+    /// The confirmed Revert of `checkpoint`: `EDIT_CHECKPOINT_REVERT`, then
+    /// every reverted receipt (also the partial progress of a failure) is
+    /// written into the chat, shown, and the chat saved.
+    pub async fn revert_checkpoint(
+        self: &Rc<Self>,
+        scope: RecoveryScope,
+        checkpoint: PublicEditCheckpoint,
+    ) -> RevertOutcome {
+        let mut outcome = RevertOutcome {
+            checkpoints: Vec::new(),
+            checkpoint: checkpoint.clone(),
+            error: None,
+            save_error: None,
+        };
+        if !self.scope_is_current(&scope) {
+            outcome.error = Some(SCOPE_CHANGED.to_owned());
+            return outcome;
+        }
+        let mut payload = scope.payload();
+        payload.insert("checkpointId".to_owned(), json!(checkpoint.id));
+        let answer = self
+            .request(MessageType::EditCheckpointRevert, Value::Object(payload))
+            .await;
+        let now = self.now();
+        match answer {
+            Ok(data) => {
+                let mut fallback = checkpoint.clone();
+                fallback.status = protocol::edit_checkpoint::PublicCheckpointStatus::Reverted;
+                let fallback = data
+                    .get("checkpoint")
+                    .filter(|c| c.is_object())
+                    .cloned()
+                    .unwrap_or_else(|| fallback.to_value());
+                outcome.checkpoints = edits::checkpoint_summaries(data.get("checkpoints"), Some(&fallback), now);
+            }
+            Err(error) => {
+                let partial = error.details.as_ref().and_then(|d| d.get("checkpoints")).cloned();
+                outcome.checkpoints = edits::checkpoint_summaries(partial.as_ref(), None, now);
+                outcome.error = Some(if error.message.is_empty() {
+                    "The changes could not be reverted.".to_owned()
+                } else {
+                    error.message
+                });
+            }
+        }
+        if let Some(current) = outcome.checkpoints.iter().find(|c| c.id == checkpoint.id) {
+            outcome.checkpoint = current.clone();
+        }
+        if outcome.checkpoints.is_empty() {
+            return outcome;
+        }
+        let messages = scope.history.update(|messages| {
+            for summary in &outcome.checkpoints {
+                edits::update_checkpoint_in_history(messages, summary);
+            }
+        });
+        self.shell.show_checkpoints(&outcome.checkpoints);
+        if let Err(error) = self.save_messages(&scope.session_id, messages).await {
+            outcome.save_error = Some(if outcome.error.is_some() {
+                format!("The reverted steps were not saved in the chat: {}", error.message)
+            } else {
+                format!(
+                    "The changes were reverted, but the chat was not saved: {}",
+                    error.message
+                )
+            });
+        }
+        outcome
+    }
+
+    // ------------------------------------------------------------ Snapshots
+
+    /// `DOCUMENT_SNAPSHOT_LIST` for the open chat: the file and its snapshots.
+    pub async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
+        let scope = self.recovery_scope().map_err(str::to_owned)?;
+        let answer = self
+            .request(MessageType::DocumentSnapshotList, Value::Object(scope.payload()))
+            .await
+            .map_err(|e| e.message)?;
+        if !self.scope_is_current(&scope) {
+            return Err(SCOPE_CHANGED.to_owned());
+        }
+        let (file, snapshots) = edits::snapshot_list(&answer);
+        Ok((scope, file, snapshots))
+    }
+
+    /// `DOCUMENT_SNAPSHOT_PREVIEW`: the answer the restore dialog shows.
+    pub async fn preview_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<Value, String> {
+        if !self.scope_is_current(scope) {
+            return Err(SCOPE_CHANGED.to_owned());
+        }
+        self.shell.status("Preparing the snapshot preview…", false, Some(0));
+        let mut payload = scope.payload();
+        payload.insert("snapshotId".to_owned(), json!(snapshot_id));
+        let answer = self
+            .request(MessageType::DocumentSnapshotPreview, Value::Object(payload))
+            .await;
+        match answer {
+            Ok(data) => {
+                self.status("", false);
+                Ok(data)
+            }
+            Err(error) => {
+                let message = format!("The snapshot preview failed: {}", error.message);
+                self.status(&message, true);
+                Err(message)
+            }
+        }
+    }
+
+    /// The confirmed restore: `DOCUMENT_SNAPSHOT_RESTORE`, then the returned
+    /// editor-state update goes onto the chat's last message and the chat
+    /// is saved (later turns then know the document was replaced).
+    pub async fn restore_snapshot(self: &Rc<Self>, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+        if !self.scope_is_current(scope) {
+            self.status(SCOPE_CHANGED, true);
+            return Err(SCOPE_CHANGED.to_owned());
+        }
+        let mut payload = scope.payload();
+        payload.insert("snapshotId".to_owned(), json!(snapshot_id));
+        let answer = self
+            .request(MessageType::DocumentSnapshotRestore, Value::Object(payload))
+            .await;
+        let data = match answer {
+            Ok(data) => data,
+            Err(error) => {
+                let message = format!("The snapshot was not restored: {}", error.message);
+                self.status(&message, true);
+                return Err(message);
+            }
+        };
+        let no_changes = data.get("noChanges").and_then(Value::as_bool) == Some(true);
+        let context_error = match data.get("editorStateUpdate").filter(|u| !u.is_null()) {
+            Some(update) => self.record_editor_state_update(scope, update).await.err(),
+            None => None,
+        };
+        match context_error {
+            Some(error) => self.shell.status(
+                &format!("The snapshot was restored, but the chat does not know it yet: {error}"),
+                true,
+                Some(0),
+            ),
+            None if no_changes => self
+                .shell
+                .status("The document already matched this snapshot", false, Some(2_800)),
+            None => self.shell.status(
+                "Snapshot restored; the document before it was kept as a copy",
+                false,
+                Some(2_800),
+            ),
+        }
+        Ok(())
+    }
+
+    async fn record_editor_state_update(&self, scope: &RecoveryScope, update: &Value) -> Result<(), String> {
+        if !self.scope_is_current(scope) {
+            return Err("the Typst project or chat changed before it could be noted.".to_owned());
+        }
+        let now = self.now();
+        let mut valid = true;
+        let messages = scope.history.update(|messages| {
+            if let Some(last) = messages.last_mut() {
+                valid = edits::append_editor_state_update(last, update, now);
+            }
+        });
+        if !valid {
+            return Err("the worker's restore note was not valid.".to_owned());
+        }
+        if messages.is_empty() {
+            return Ok(());
+        }
+        self.save_messages(&scope.session_id, messages)
+            .await
+            .map_err(|e| e.message)
+    }
+
+    /// The confirmed delete: `DOCUMENT_SNAPSHOT_DELETE`.
+    pub async fn delete_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+        if !self.scope_is_current(scope) {
+            self.status(SCOPE_CHANGED, true);
+            return Err(SCOPE_CHANGED.to_owned());
+        }
+        let mut payload = scope.payload();
+        payload.insert("snapshotId".to_owned(), json!(snapshot_id));
+        match self
+            .request(MessageType::DocumentSnapshotDelete, Value::Object(payload))
+            .await
+        {
+            Ok(_) => {
+                self.shell.status("Snapshot deleted", false, Some(1_800));
+                Ok(())
+            }
+            Err(error) => {
+                let message = format!("The snapshot was not deleted: {}", error.message);
+                self.status(&message, true);
+                Err(message)
+            }
+        }
+    }
+}
+
+/// Wall-clock milliseconds (only used to date receipts without a time).
+#[cfg(target_arch = "wasm32")]
+fn js_now() -> f64 {
+    js_sys::Date::now()
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn js_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1_000.0)
+}
