@@ -47,12 +47,9 @@ pub fn preview_file_label(file_label: &str) -> String {
     js::truncate_utf16(file_label, limit(limits::MAX_FILE_LABEL_CHARS)).to_owned()
 }
 
-/// A lower bound of the edit distance between two line lists that costs one
-/// pass: a line value that occurs a different number of times on each side
-/// must be deleted or inserted at least that many times. It lets a pair of
-/// unrelated documents be refused before Myers' algorithm spends
-/// `O((N + M) · D)` on them.
-fn edit_distance_lower_bound(old: &[&str], new: &[&str]) -> usize {
+/// The two line lists without their common first and last lines, which a
+/// line diff never changes.
+fn changed_middles<'a, 'b>(old: &'a [&'b str], new: &'a [&'b str]) -> (&'a [&'b str], &'a [&'b str]) {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let old_rest = old.get(prefix..).unwrap_or_default();
     let new_rest = new.get(prefix..).unwrap_or_default();
@@ -62,16 +59,77 @@ fn edit_distance_lower_bound(old: &[&str], new: &[&str]) -> usize {
         .zip(new_rest.iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    let old_middle = old_rest.get(..old_rest.len() - suffix).unwrap_or_default();
-    let new_middle = new_rest.get(..new_rest.len() - suffix).unwrap_or_default();
+    (
+        old_rest.get(..old_rest.len() - suffix).unwrap_or_default(),
+        new_rest.get(..new_rest.len() - suffix).unwrap_or_default(),
+    )
+}
+
+/// A lower bound of the edit distance that costs one pass: a line value that
+/// occurs a different number of times on each side must be deleted or
+/// inserted at least that many times. It refuses a pair of unrelated
+/// documents at once, with an honest count in the message.
+fn edit_distance_lower_bound(old: &[&str], new: &[&str]) -> usize {
     let mut balance: HashMap<&str, i64> = HashMap::new();
-    for line in old_middle {
+    for line in old {
         *balance.entry(line).or_default() += 1;
     }
-    for line in new_middle {
+    for line in new {
         *balance.entry(line).or_default() -= 1;
     }
     balance.values().map(|count| count.unsigned_abs() as usize).sum()
+}
+
+/// Whether the edit distance (inserted plus deleted lines) is at most
+/// `limit`: the forward pass of Myers' algorithm, stopped after `limit`
+/// rounds. `similar` offers only a wall-clock deadline, which would make
+/// the answer depend on the machine; this bound keeps the work at
+/// `O((N + M) · limit)` whatever the input (a reordering of many lines has a
+/// zero multiset bound but a huge distance), so `similar` only ever runs on
+/// diffs that will be shown.
+fn edit_distance_at_most(old: &[&str], new: &[&str], limit: usize) -> bool {
+    let (n, m) = (old.len(), new.len());
+    if n.abs_diff(m) > limit {
+        return false;
+    }
+    let max = limit.min(n + m);
+    // `furthest[k + offset]` is the furthest x reached on diagonal k = x - y.
+    let offset = max + 1;
+    let mut furthest = vec![0usize; 2 * max + 3];
+    let at = |furthest: &[usize], index: usize| furthest.get(index).copied().unwrap_or(0);
+    for distance in 0..=max {
+        for step in 0..=distance {
+            // k runs over -distance, -distance + 2, ..., distance.
+            let index = offset + 2 * step - distance;
+            let x_start = if step == 0 || (step != distance && at(&furthest, index - 1) < at(&furthest, index + 1)) {
+                at(&furthest, index + 1)
+            } else {
+                at(&furthest, index - 1) + 1
+            };
+            // y = x - k, with k = index - offset.
+            let Some(mut y) = (x_start + offset).checked_sub(index) else {
+                continue;
+            };
+            let mut x = x_start;
+            while x < n && y < m && old.get(x) == new.get(y) {
+                x += 1;
+                y += 1;
+            }
+            if let Some(slot) = furthest.get_mut(index) {
+                *slot = x;
+            }
+            if x >= n && y >= m {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+fn too_complex(changed: String) -> EditError {
+    too_large(format!(
+        "The line diff is too complex to review safely ({changed} changed lines; limit {MAX_DIFF_EDIT_DISTANCE})."
+    ))
 }
 
 fn row(kind: DiffRowKind, old_line: Option<usize>, new_line: Option<usize>, text: &str) -> DiffRow {
@@ -119,11 +177,13 @@ pub fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Optio
     }
     let old: Vec<&str> = before.split('\n').collect();
     let new: Vec<&str> = after.split('\n').collect();
-    let bound = edit_distance_lower_bound(&old, &new);
+    let (old_middle, new_middle) = changed_middles(&old, &new);
+    let bound = edit_distance_lower_bound(old_middle, new_middle);
     if bound > MAX_DIFF_EDIT_DISTANCE {
-        return Err(too_large(format!(
-            "The line diff is too complex to review safely (at least {bound} changed lines; limit {MAX_DIFF_EDIT_DISTANCE})."
-        )));
+        return Err(too_complex(format!("at least {bound}")));
+    }
+    if !edit_distance_at_most(old_middle, new_middle, MAX_DIFF_EDIT_DISTANCE) {
+        return Err(too_complex(format!("more than {MAX_DIFF_EDIT_DISTANCE}")));
     }
     let ops = capture_diff_slices(Algorithm::Myers, &old, &new);
 
@@ -145,11 +205,11 @@ pub fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Optio
             .map(|line| js::utf16_len(line))
             .sum::<usize>();
     }
+    // Myers' result is minimal, so this holds after the check above; it
+    // stays as the guard of what is shown.
     let distance = additions + deletions;
     if distance > MAX_DIFF_EDIT_DISTANCE {
-        return Err(too_large(format!(
-            "The line diff is too complex to review safely ({distance} changed lines; limit {MAX_DIFF_EDIT_DISTANCE})."
-        )));
+        return Err(too_complex(distance.to_string()));
     }
     if changed_chars > MAX_DIFF_CHANGED_TEXT_CHARS {
         return Err(too_large(format!(
@@ -480,6 +540,71 @@ mod tests {
         let reversed: Vec<String> = lines.iter().rev().cloned().collect();
         let error = unified_diff(&lines.join("\n"), &reversed.join("\n"), "main.typ").expect_err("too complex");
         assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert!(error.message.contains("more than 4000"), "{}", error.message);
+    }
+
+    /// The edit distance by the textbook LCS table, for small inputs.
+    fn reference_distance(old: &[&str], new: &[&str]) -> usize {
+        let mut table = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+        for i in (0..old.len()).rev() {
+            for j in (0..new.len()).rev() {
+                table[i][j] = if old[i] == new[j] {
+                    table[i + 1][j + 1] + 1
+                } else {
+                    table[i + 1][j].max(table[i][j + 1])
+                };
+            }
+        }
+        old.len() + new.len() - 2 * table[0][0]
+    }
+
+    #[test]
+    fn the_bounded_distance_check_agrees_with_known_distances() {
+        let cases: [(&[&str], &[&str], usize); 6] = [
+            (&[], &[], 0),
+            (&["a"], &[], 1),
+            (&[], &["a", "b"], 2),
+            (&["a", "b", "c"], &["a", "x", "c"], 2),
+            (&["a", "b", "c", "d"], &["d", "c", "b", "a"], 6),
+            (&["a", "b", "a", "b"], &["b", "a", "b", "a"], 2),
+        ];
+        for (old, new, distance) in cases {
+            assert_eq!(reference_distance(old, new), distance, "{old:?} {new:?}");
+            assert!(
+                edit_distance_at_most(old, new, distance),
+                "{old:?} {new:?} within {distance}"
+            );
+            if distance > 0 {
+                assert!(
+                    !edit_distance_at_most(old, new, distance - 1),
+                    "{old:?} {new:?} over {}",
+                    distance - 1
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_bounded_distance_check_matches_the_lcs_distance(
+            old in proptest::collection::vec(0u8..4, 0..24),
+            new in proptest::collection::vec(0u8..4, 0..24),
+            limit in 0usize..40,
+        ) {
+            let names = ["a", "b", "c", "d"];
+            let old: Vec<&str> = old.iter().map(|n| names[usize::from(*n)]).collect();
+            let new: Vec<&str> = new.iter().map(|n| names[usize::from(*n)]).collect();
+            let distance = reference_distance(&old, &new);
+            proptest::prop_assert_eq!(edit_distance_at_most(&old, &new, limit), distance <= limit);
+            // similar's Myers is minimal too, so the previews count the same.
+            let ops = capture_diff_slices(Algorithm::Myers, &old, &new);
+            let changed: usize = ops
+                .iter()
+                .filter(|op| op.tag() != DiffTag::Equal)
+                .map(|op| op.old_range().len() + op.new_range().len())
+                .sum();
+            proptest::prop_assert_eq!(changed, distance);
+        }
     }
 
     #[test]
