@@ -12,7 +12,7 @@
 //! The order in which several calls of one round run is decided elsewhere
 //! (`tools::plan`); each call here sees the document as it is when it runs.
 
-use super::diff::{preview_file_label, unified_diff};
+use super::diff::unified_diff;
 use super::error::{EditError, EditErrorCode};
 use content_bridge::context::{EditorRead, PageContext};
 use protocol::diff_preview::DiffPreview;
@@ -485,7 +485,7 @@ pub fn prepare_editor_edit(tool_name: &str, args: &Value, snapshot: &EditSnapsho
             ),
         ));
     }
-    let preview = unified_diff(text, &proposed_text, &preview_file_label(&snapshot.file_label))?;
+    let preview = unified_diff(text, &proposed_text, &snapshot.file_label)?;
     Ok(PreparedEdit {
         changes: to_utf16(text, changes),
         proposed_text,
