@@ -16,12 +16,13 @@ use crate::platform::{Clock, Pages, Platform, Tabs};
 use crate::tabs::is_typst_app_url;
 use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
+use content_bridge::edits::{self, EditApplied, EditError, PreviewOutcome};
 use content_bridge::preview::PagePreview;
 use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
 use protocol::error::response_codes::REQUEST_FAILED;
-use protocol::payloads::{ContextRequest, PreviewRequest};
+use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview, PreviewRequest};
 use protocol::{MessageType, Payload, parse_payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -191,6 +192,88 @@ pub async fn probe<P: Platform>(
 ) -> Result<PageProbe, PageError> {
     let data = send_page_request(platform, tab_id, MessageType::PageGetProbe, Map::new(), run_id, cancel).await?;
     parse_probe(&data)
+}
+
+// ----- guarded editor writes -----
+
+/// `PAGE_SHOW_EDIT_PREVIEW`: draws the proposal over the editor of `tab_id`,
+/// bound to `run_id` and the request's call id. The request is checked
+/// before it is sent (a bad change set is refused here with
+/// `INVALID_PREPARED_EDIT` and reaches no page). The page refuses a stale
+/// editor (`STALE_EDIT_PREVIEW` with its reason), a missing editor and a
+/// preview owned by another call ([`EditError::Refused`]); an overlay that
+/// could not be drawn is [`PreviewOutcome::Unavailable`], not an error.
+pub async fn show_edit_preview<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    run_id: &str,
+    request: &PageShowEditPreview,
+    cancel: &Cancellation,
+) -> Result<PreviewOutcome, EditError> {
+    edits::check_run_id(run_id)?;
+    let payload = edits::show_payload(request)?;
+    let data = send_page_request(
+        platform,
+        tab_id,
+        MessageType::PageShowEditPreview,
+        payload,
+        Some(run_id),
+        cancel,
+    )
+    .await?;
+    edits::parse_show_answer(request, &data)
+}
+
+/// `PAGE_APPLY_EDIT`: the page compares file label, editor token and the
+/// exact text, then applies every change in one CodeMirror transaction and
+/// removes this call's preview. A refusal changed nothing. A `CANCELLED`
+/// result ([`EditError::is_cancelled`]) means the outcome is unknown: the
+/// page may have applied the edit before the Stop reached it, so the caller
+/// reads the document again before deciding.
+pub async fn apply_edit<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    run_id: &str,
+    request: &PageApplyEdit,
+    cancel: &Cancellation,
+) -> Result<EditApplied, EditError> {
+    edits::check_run_id(run_id)?;
+    let payload = edits::apply_payload(request)?;
+    let data = send_page_request(
+        platform,
+        tab_id,
+        MessageType::PageApplyEdit,
+        payload,
+        Some(run_id),
+        cancel,
+    )
+    .await?;
+    edits::parse_apply_answer(request, &data)
+}
+
+/// `PAGE_CLEAR_EDIT_PREVIEW`: removes the preview of `run_id`/`call_id`
+/// (a preview of another call stays). It takes no cancellation on purpose:
+/// clearing is the cleanup after Reject, Stop, timeouts and failures, so it
+/// must still be sent when the run's cancellation has fired; the page's own
+/// timeout bounds the wait. `Ok(false)`: there was nothing of that call.
+pub async fn clear_edit_preview<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    run_id: &str,
+    call_id: &str,
+) -> Result<bool, EditError> {
+    edits::check_run_id(run_id)?;
+    let payload = edits::clear_payload(call_id)?;
+    let data = send_page_request(
+        platform,
+        tab_id,
+        MessageType::PageClearEditPreview,
+        payload,
+        Some(run_id),
+        &Cancellation::new(),
+    )
+    .await?;
+    Ok(edits::parse_clear_answer(&data)?)
 }
 
 // ----- which tab a panel request is for -----
@@ -509,6 +592,146 @@ mod tests {
                 None => assert!(sent[1]["runId"].as_str().is_some_and(|id| id.starts_with("page-"))),
             }
         }
+    }
+
+    fn prepared_show() -> PageShowEditPreview {
+        let preview = protocol::diff_preview::DiffPreview::parse(&json!({
+            "kind": "unified-diff", "fileLabel": "main.typ", "additions": 1, "deletions": 1,
+            "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "rows": [
+                {"kind": "delete", "oldLine": 1, "newLine": null, "text": "old"},
+                {"kind": "insert", "oldLine": null, "newLine": 1, "text": "new"}]}]
+        }));
+        PageShowEditPreview {
+            expected_text: "old".to_owned(),
+            expected_editor_token: "token-1".to_owned(),
+            expected_file_label: "main.typ".to_owned(),
+            changes: vec![protocol::edit_checkpoint::TextChange {
+                from: 0,
+                to: 3,
+                insert: "new".to_owned(),
+            }],
+            call_id: "call-1".to_owned(),
+            preview: preview.expect("a valid diff"),
+        }
+    }
+
+    fn prepared_apply(reviewed_diff: bool) -> PageApplyEdit {
+        let show = prepared_show();
+        PageApplyEdit {
+            expected_text: show.expected_text,
+            expected_editor_token: show.expected_editor_token,
+            expected_file_label: show.expected_file_label,
+            changes: show.changes,
+            call_id: show.call_id,
+            reviewed_diff,
+        }
+    }
+
+    #[test]
+    fn edit_requests_carry_the_run_and_call_and_read_typed_answers() {
+        let platform = platform_with(&[(7, TYPST_URL)], 7);
+        platform.pages.set_responder(|_, request| {
+            let result = match request["type"].as_str() {
+                Some("PAGE_SHOW_EDIT_PREVIEW") => json!({"ok": true, "shown": true,
+                    "presentation": "editor-diff-surface", "changes_previewed": 1, "additions_rendered": 1,
+                    "deletions_rendered": 1, "truncated": false}),
+                Some("PAGE_APPLY_EDIT") => json!({"ok": true, "edits_applied": 1, "reviewed_diff": true}),
+                _ => json!({"ok": true, "cleared": true}),
+            };
+            Ok(ok_answer(request, json!({ "result": result })))
+        });
+        let never = Cancellation::new();
+        let shown = block_on(show_edit_preview(&platform, 7, "run-1", &prepared_show(), &never));
+        assert_eq!(shown.map(|outcome| outcome.shown()), Ok(true));
+        let applied = block_on(apply_edit(&platform, 7, "run-1", &prepared_apply(true), &never));
+        assert_eq!(
+            applied,
+            Ok(EditApplied {
+                edits_applied: 1,
+                reviewed_diff: true
+            })
+        );
+        assert_eq!(block_on(clear_edit_preview(&platform, 7, "run-1", "call-1")), Ok(true));
+        let sent = platform.pages.sent();
+        let types: Vec<&str> = sent.iter().filter_map(|(_, e)| e["type"].as_str()).collect();
+        assert_eq!(
+            types,
+            ["PAGE_SHOW_EDIT_PREVIEW", "PAGE_APPLY_EDIT", "PAGE_CLEAR_EDIT_PREVIEW"]
+        );
+        assert!(sent.iter().all(|(tab, e)| *tab == 7 && e["runId"] == "run-1"));
+        assert_eq!(sent[0].1["payload"]["callId"], "call-1");
+        assert_eq!(sent[0].1["payload"]["preview"]["kind"], "unified-diff");
+        assert_eq!(sent[1].1["payload"]["reviewedDiff"], true);
+        assert_eq!(
+            sent[1].1["payload"]["changes"],
+            json!([{"from": 0, "to": 3, "insert": "new"}])
+        );
+        assert_eq!(sent[2].1["payload"], json!({"callId": "call-1"}));
+    }
+
+    #[test]
+    fn a_stale_editor_is_a_refusal_with_its_reason() {
+        let platform = platform_with(&[(7, TYPST_URL)], 7);
+        platform.pages.set_responder(|_, request| {
+            Ok(ok_answer(
+                request,
+                json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": "document",
+                    "error": "The document was modified."}}),
+            ))
+        });
+        let refused = block_on(apply_edit(
+            &platform,
+            7,
+            "run-1",
+            &prepared_apply(false),
+            &Cancellation::new(),
+        ));
+        let error = refused.err();
+        assert_eq!(error.as_ref().map(EditError::code), Some("STALE_EDIT_PREVIEW"));
+        assert_eq!(
+            error.and_then(|e| e.stale_reason()),
+            Some(content_bridge::edits::StaleReason::Document)
+        );
+    }
+
+    #[test]
+    fn bad_edit_requests_reach_no_page() {
+        let platform = platform_with(&[(7, TYPST_URL)], 7);
+        let never = Cancellation::new();
+        let mut overlapping = prepared_apply(true);
+        overlapping.changes.push(protocol::edit_checkpoint::TextChange {
+            from: 1,
+            to: 2,
+            insert: String::new(),
+        });
+        let code = |result: Result<EditApplied, EditError>| result.map_err(|e| e.code().to_owned());
+        assert_eq!(
+            code(block_on(apply_edit(&platform, 7, "run-1", &overlapping, &never))),
+            Err("INVALID_PREPARED_EDIT".to_owned())
+        );
+        assert_eq!(
+            code(block_on(apply_edit(&platform, 7, " ", &prepared_apply(true), &never))),
+            Err("INVALID_RUN_ID".to_owned())
+        );
+        let clear = block_on(clear_edit_preview(&platform, 7, "run-1", "")).map_err(|e| e.code().to_owned());
+        assert_eq!(clear, Err("INVALID_CALL_ID".to_owned()));
+        assert!(platform.pages.sent().is_empty());
+    }
+
+    #[test]
+    fn clearing_is_sent_even_after_the_run_was_stopped() {
+        let platform = platform_with(&[(7, TYPST_URL)], 7);
+        platform
+            .pages
+            .set_responder(|_, request| Ok(ok_answer(request, json!({"result": {"ok": true, "cleared": false}}))));
+        let stopped = Cancellation::new();
+        stopped.cancel();
+        let show = block_on(show_edit_preview(&platform, 7, "run-1", &prepared_show(), &stopped));
+        assert!(show.as_ref().is_err_and(EditError::is_cancelled), "{show:?}");
+        assert_eq!(block_on(clear_edit_preview(&platform, 7, "run-1", "call-1")), Ok(false));
+        let sent = platform.pages.sent();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].1["type"], "PAGE_CLEAR_EDIT_PREVIEW");
     }
 
     #[test]
