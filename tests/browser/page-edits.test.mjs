@@ -341,6 +341,16 @@ forEachBuild('page edits', get => {
       assert.equal(await fixtureText(page), `Y${after}`);
       assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-4' }), { ok: true, cleared: true });
       assert.deepEqual(await overlayFacts(page), { layer: false, style: false });
+
+      // Leaving the page disposes the runtime, and the preview with it.
+      const last = await snapshot(h, tabId);
+      const lastChange = [{ from: 0, to: 1, insert: '' }];
+      const lastShown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
+        prepared(last, lastChange, 'call-5', { preview: diffOf(last.text, applyChanges(last.text, lastChange)) }));
+      assert.equal(lastShown.shown, true);
+      assert.equal((await overlayFacts(page)).layer, true);
+      await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })));
+      assert.deepEqual(await overlayFacts(page), { layer: false, style: false });
       await page.close();
     });
 
