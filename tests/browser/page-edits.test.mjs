@@ -342,11 +342,34 @@ forEachBuild('page edits', get => {
       assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-4' }), { ok: true, cleared: true });
       assert.deepEqual(await overlayFacts(page), { layer: false, style: false });
 
+      // Another file focused while a proposal is shown (the breadcrumb changes,
+      // then the editor redraws without a text change): stale as well.
+      const current = await snapshot(h, tabId);
+      const trim = [{ from: 0, to: 1, insert: '' }];
+      const trimPreview = diffOf(current.text, applyChanges(current.text, trim));
+      const shownFile = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', prepared(current, trim, 'call-5', { preview: trimPreview }));
+      assert.equal(shownFile.shown, true);
+      await page.evaluate(() => {
+        const crumb = document.querySelector('[role="heading"][aria-level="1"] .crumb:last-child span');
+        crumb.textContent = 'refs.typ';
+        window.__typstFixture.setLint([{ from: 0, to: 1, severity: 'info' }]);
+      });
+      await poll(async () => (await overlayFacts(page)).notices.length === 1,
+        { message: 'the stale notice after the file changed' });
+      const fileApply = await editResult(h, tabId, 'PAGE_APPLY_EDIT', prepared(current, trim, 'call-5', { reviewedDiff: true }));
+      assert.deepEqual([fileApply.code, fileApply.staleReason], ['STALE_EDIT_PREVIEW', 'file']);
+      assert.equal(await fixtureText(page), current.text);
+      assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-5' }), { ok: true, cleared: true });
+      await page.evaluate(() => {
+        document.querySelector('[role="heading"][aria-level="1"] .crumb:last-child span').textContent = 'main.typ';
+        window.__typstFixture.setLint([]);
+      });
+
       // Leaving the page disposes the runtime, and the preview with it.
       const last = await snapshot(h, tabId);
       const lastChange = [{ from: 0, to: 1, insert: '' }];
       const lastShown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
-        prepared(last, lastChange, 'call-5', { preview: diffOf(last.text, applyChanges(last.text, lastChange)) }));
+        prepared(last, lastChange, 'call-6', { preview: diffOf(last.text, applyChanges(last.text, lastChange)) }));
       assert.equal(lastShown.shown, true);
       assert.equal((await overlayFacts(page)).layer, true);
       await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })));

@@ -706,11 +706,15 @@
   }
 
   // Whether the editor moved on from what the proposal was computed for.
+  // Reading the file label walks the page layout, so it is only done when
+  // the editor's content changed, not on every scroll or resize frame.
   function previewIsStale(preview) {
+    const checkFile = preview.checkFile;
+    preview.checkFile = false;
     return findEditorView() !== preview.view
       || editorToken(preview.view) !== preview.editorToken
       || preview.view.state.doc !== preview.doc
-      || (preview.fileLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== preview.fileLabel);
+      || (checkFile && preview.fileLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== preview.fileLabel);
   }
 
   function renderPreview(preview) {
@@ -753,7 +757,10 @@
     listen(window, 'scroll', { passive: true, capture: true });
     listen(covered, 'scroll', { passive: true });
     if (preview.view.contentDOM) {
-      const mutations = new MutationObserver(schedule);
+      const mutations = new MutationObserver(() => {
+        preview.checkFile = true;
+        schedule();
+      });
       mutations.observe(preview.view.contentDOM, { childList: true, subtree: true, characterData: true });
       preview.cleanups.push(() => mutations.disconnect());
     }
@@ -808,6 +815,7 @@
       surface: null,
       status: null,
       stale: false,
+      checkFile: false,
       frame: null,
       cleanups: []
     };
