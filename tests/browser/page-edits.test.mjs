@@ -297,6 +297,17 @@ forEachBuild('page edits', get => {
       assert.deepEqual(facts.rows[2].cells, ['', '3', '+', changes[0].insert.split('\n')[0]], 'markup in the proposal is text');
       assert.deepEqual(facts.rows[1].cells.slice(0, 3), ['3', '', '\u2212']);
       assert.deepEqual(facts.tags, ['div', 'section', 'span'], 'only our text containers, no markup from the proposal');
+      // The surface follows the editor when the window is resized.
+      const viewport = page.viewportSize();
+      await page.setViewportSize({ width: Math.round(viewport.width * 0.75), height: Math.round(viewport.height * 0.8) });
+      let moved;
+      await poll(async () => {
+        moved = await overlayFacts(page);
+        return ['left', 'top', 'width', 'height'].every(side => Math.abs(moved.surfaceBox[side] - moved.scrollerBox[side]) < 1);
+      }, { message: 'the surface to follow the resized editor' });
+      assert.notDeepEqual(moved.scrollerBox, facts.scrollerBox, 'the editor did change size');
+      await page.setViewportSize(viewport);
+
       const dom = await editorDomUnchanged(page);
       assert.equal(dom.sameChildren, true, '.cm-content keeps its children');
       assert.equal(dom.sameHeights, true, `no .cm-line changed height: ${JSON.stringify(dom)}`);
