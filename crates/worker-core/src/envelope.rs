@@ -12,6 +12,9 @@ pub struct RequestError {
     pub code: &'static str,
     pub message: String,
     pub path: &'static str,
+    /// Structured facts the panel needs beside the message (e.g. how far a
+    /// revert cascade got before it stopped); sent as `error.details`.
+    pub details: Option<Value>,
 }
 
 impl RequestError {
@@ -20,7 +23,13 @@ impl RequestError {
             code,
             message: message.into(),
             path: "$",
+            details: None,
         }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
     }
 }
 
@@ -81,11 +90,11 @@ pub fn success(request_id: &str, run_id: Option<&str>, data: Value) -> Value {
 }
 
 pub fn failure(request_id: &str, run_id: Option<&str>, error: &RequestError) -> Value {
-    response(
-        request_id,
-        run_id,
-        json!({ "ok": false, "error": { "code": error.code, "message": error.message } }),
-    )
+    let mut body = json!({ "code": error.code, "message": error.message });
+    if let (Some(details), Some(map)) = (&error.details, body.as_object_mut()) {
+        map.insert("details".into(), details.clone());
+    }
+    response(request_id, run_id, json!({ "ok": false, "error": body }))
 }
 
 /// A request envelope the worker sends (broadcasts carry a fresh requestId).
@@ -143,6 +152,15 @@ mod tests {
         assert_eq!(
             err["payload"],
             json!({"ok": false, "error": {"code": "X", "message": "m"}})
+        );
+        let detailed = failure(
+            "r",
+            None,
+            &RequestError::new("X", "m").with_details(json!({"revertedCount": 1})),
+        );
+        assert_eq!(
+            detailed["payload"]["error"],
+            json!({"code": "X", "message": "m", "details": {"revertedCount": 1}})
         );
     }
 }

@@ -23,6 +23,7 @@ pub mod journals;
 pub mod page_client;
 pub mod platform;
 pub mod provider;
+pub mod recovery;
 pub mod router;
 pub mod runs;
 pub mod sessions;

@@ -346,6 +346,7 @@ pub async fn route<P: Platform>(platform: &P, request: &Request) -> Result<Value
             code: error.code_str(),
             message: error.message,
             path: "$.payload",
+            details: None,
         })?;
     // Panel reads are not part of a run; nothing cancels them but the page's
     // own timeout.

@@ -7,6 +7,7 @@
 
 use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
+use crate::recovery::{self, RecoveryTabs};
 use crate::runs::{self, Runs};
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, theme};
@@ -23,6 +24,8 @@ pub struct Worker<P: Platform> {
     /// Reservations, active runs and the banners they wait on. Run messages
     /// are handled concurrently; this state is only borrowed between awaits.
     pub runs: Runs,
+    /// Tabs on which a revert or snapshot restore/delete is running.
+    pub recovery: RecoveryTabs,
 }
 
 fn expect_empty(payload: &Map<String, Value>) -> Result<(), RequestError> {
@@ -41,6 +44,7 @@ impl<P: Platform> Worker<P> {
             platform,
             store: SessionStore::new(),
             runs: Runs::new(),
+            recovery: RecoveryTabs::new(),
         }
     }
 
@@ -73,7 +77,10 @@ impl<P: Platform> Worker<P> {
                 crate::title::handle(self.platform.network(), self.platform.clock(), &request.payload).await
             }
             other if runs::routes::is_routed(other) => {
-                runs::routes::handle(&self.platform, &self.runs, &self.store, request).await
+                runs::routes::handle(&self.platform, &self.runs, &self.store, &self.recovery, request).await
+            }
+            other if recovery::routes::is_routed(other) => {
+                recovery::routes::handle(&self.platform, &self.runs, &self.store, &self.recovery, request).await
             }
             other if sessions::routes::is_routed(other) => {
                 sessions::routes::handle(self.platform.storage(), self.platform.clock(), &self.store, request).await
@@ -145,9 +152,7 @@ mod tests {
             Some(json!("UNKNOWN_PAYLOAD_FIELD"))
         );
         assert_eq!(
-            code(
-                json!({"type": "DOCUMENT_SNAPSHOT_LIST", "requestId": "x", "payload": {"tabId": 1, "projectId": "p", "sessionId": "s"}})
-            ),
+            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": "p"}})),
             Some(json!("UNROUTED_MESSAGE"))
         );
         let with_run =

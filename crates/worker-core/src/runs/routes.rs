@@ -10,6 +10,7 @@
 
 use crate::envelope::{Request, RequestError};
 use crate::platform::{Clock, Platform};
+use crate::recovery::{RecoveryTabs, recovery_active_error};
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::{RunSummary, Runs, engine};
 use crate::sessions::SessionStore;
@@ -66,6 +67,7 @@ pub async fn handle<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
+    recovery: &RecoveryTabs,
     request: &Request,
 ) -> Result<Value, RequestError> {
     let payload = protocol::parse_payload(request.message_type, &Value::Object(request.payload.clone()))
@@ -73,6 +75,8 @@ pub async fn handle<P: Platform>(
     let run_id = request.run_id.as_deref().unwrap_or_default();
     let now = platform.clock().now_ms();
     match payload {
+        Payload::AiRunReserve(reserve) if recovery.is_recovering(reserve.tab_id) => Err(recovery_active_error()),
+        Payload::AiStreamStart(start) if recovery.is_recovering(start.tab_id) => Err(recovery_active_error()),
         Payload::AiRunReserve(reserve) => {
             let identity = RunIdentity {
                 run_id: run_id.to_owned(),

@@ -1,0 +1,264 @@
+//! Document recovery: reverting agent responses (`EDIT_CHECKPOINT_REVERT`)
+//! and listing, previewing, restoring and deleting document snapshots
+//! (`DOCUMENT_SNAPSHOT_*`).
+//!
+//! Every operation that writes to the editor replaces the whole document in
+//! one guarded `PAGE_APPLY_EDIT`: the page applies it only if the live text,
+//! editor instance and focused file are exactly what the worker verified a
+//! moment before, so a recovery can never overwrite work it did not see. On
+//! one tab at most one recovery runs at a time, never while an agent run owns
+//! the tab, and no agent run starts while a recovery runs ([`RecoveryTabs`]).
+
+pub mod revert;
+pub mod routes;
+pub mod snapshot_ops;
+
+#[cfg(test)]
+mod tests;
+
+use crate::cancel::Cancellation;
+use crate::edits::diff::whole_document_change;
+use crate::envelope::RequestError;
+use crate::page_client::{apply_edit, read_context};
+use crate::platform::{Platform, Tabs};
+use crate::runs::Runs;
+use crate::tabs::is_typst_app_url;
+use content_bridge::PageError;
+use protocol::js;
+use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit};
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+/// Which recovery holds a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryKind {
+    /// `EDIT_CHECKPOINT_REVERT`.
+    Revert,
+    /// `DOCUMENT_SNAPSHOT_RESTORE` and `DOCUMENT_SNAPSHOT_DELETE`.
+    SnapshotMutation,
+}
+
+/// The tabs on which a recovery is running (the original's `revertingTabs`
+/// and `snapshotMutationTabs`). Lives as long as the worker instance; a
+/// worker that is stopped mid-recovery loses nothing durable, since the
+/// checkpoint journal records where a revert stopped.
+#[derive(Default)]
+pub struct RecoveryTabs {
+    reverting: RefCell<HashSet<u64>>,
+    mutating: RefCell<HashSet<u64>>,
+}
+
+/// Holds a tab for one recovery; dropping it frees the tab.
+pub struct RecoveryGuard<'a> {
+    tabs: &'a RecoveryTabs,
+    tab_id: u64,
+    kind: RecoveryKind,
+}
+
+impl Drop for RecoveryGuard<'_> {
+    fn drop(&mut self) {
+        self.tabs.set(self.kind).borrow_mut().remove(&self.tab_id);
+    }
+}
+
+impl RecoveryTabs {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn set(&self, kind: RecoveryKind) -> &RefCell<HashSet<u64>> {
+        match kind {
+            RecoveryKind::Revert => &self.reverting,
+            RecoveryKind::SnapshotMutation => &self.mutating,
+        }
+    }
+
+    /// Whether a revert, restore or delete is running on `tab_id`; agent
+    /// runs are refused meanwhile (`DOCUMENT_RECOVERY_ACTIVE`).
+    pub fn is_recovering(&self, tab_id: u64) -> bool {
+        self.reverting.borrow().contains(&tab_id) || self.mutating.borrow().contains(&tab_id)
+    }
+
+    /// Takes `tab_id` for one recovery, or refuses because another one runs
+    /// there (`EDIT_REVERT_ACTIVE` for a revert, `DOCUMENT_SNAPSHOT_ACTIVE`
+    /// for a restore or delete).
+    pub fn begin(&self, tab_id: u64, kind: RecoveryKind) -> Result<RecoveryGuard<'_>, RequestError> {
+        if self.is_recovering(tab_id) {
+            let code = match kind {
+                RecoveryKind::Revert => "EDIT_REVERT_ACTIVE",
+                RecoveryKind::SnapshotMutation => "DOCUMENT_SNAPSHOT_ACTIVE",
+            };
+            return Err(RequestError::new(
+                code,
+                "Another document recovery is already running on this tab.",
+            ));
+        }
+        self.set(kind).borrow_mut().insert(tab_id);
+        Ok(RecoveryGuard {
+            tabs: self,
+            tab_id,
+            kind,
+        })
+    }
+}
+
+/// The refusal used when an agent run owns the tab.
+pub const RECOVERY_ACTIVE_CODE: &str = "DOCUMENT_RECOVERY_ACTIVE";
+
+/// The refusal of `AI_RUN_RESERVE` / `AI_STREAM_START` during a recovery.
+pub fn recovery_active_error() -> RequestError {
+    RequestError::new(
+        RECOVERY_ACTIVE_CODE,
+        "A document recovery is running on this tab; start the agent again when it has finished.",
+    )
+}
+
+/// Whether an agent run is active on `tab_id`.
+pub fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
+    runs.summaries().iter().any(|run| run.tab_id == tab_id)
+}
+
+/// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
+/// raw path segment.
+pub fn project_of_url(url: &str) -> Option<&str> {
+    const MARKER: &str = "typst.app/project/";
+    let start = url.find(MARKER)? + MARKER.len();
+    let rest = url.get(start..)?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    rest.get(..end).filter(|segment| !segment.is_empty())
+}
+
+/// Requires `tab_id` to be a typst.app tab that shows `project_id`.
+pub async fn check_tab_scope(
+    tabs: &impl Tabs,
+    tab_id: u64,
+    project_id: &str,
+    mismatch_code: &'static str,
+) -> Result<(), RequestError> {
+    let not_typst = || RequestError::new("NOT_TYPST_TAB", "The selected tab is no longer a typst.app page.");
+    let key = i64::try_from(tab_id).map_err(|_| not_typst())?;
+    let tab = tabs.get(key).await.map_err(|_| not_typst())?;
+    if !is_typst_app_url(&tab.url) {
+        return Err(not_typst());
+    }
+    if project_of_url(&tab.url) != Some(project_id) {
+        return Err(RequestError::new(
+            mismatch_code,
+            "The selected tab no longer shows the project this belongs to.",
+        ));
+    }
+    Ok(())
+}
+
+/// The live editor as one `edit` read saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveEditor {
+    pub text: String,
+    pub editor_token: String,
+    pub file_label: String,
+}
+
+/// Page codes a recovery error may carry to the panel; anything else from
+/// the (untrusted) page becomes the operation's own failure code.
+const PAGE_CODES: &[&str] = &[
+    "CANCELLED",
+    "EDITOR_UNAVAILABLE",
+    "EDIT_PREVIEW_BUSY",
+    "INVALID_PAGE_RESPONSE",
+    "INVALID_PREPARED_EDIT",
+    "PAGE_PENDING_LIMIT",
+    "PAGE_REQUEST_TIMEOUT",
+    "PAGE_UNLOADED",
+    "REQUEST_FAILED",
+    "STALE_EDIT_PREVIEW",
+];
+
+fn known_code(code: &str, fallback: &'static str) -> &'static str {
+    PAGE_CODES
+        .iter()
+        .find(|known| **known == code)
+        .copied()
+        .unwrap_or(fallback)
+}
+
+fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
+    RequestError::new(known_code(&error.code, fallback), error.message)
+}
+
+/// Reads the focused document (`PAGE_GET_CONTEXT`, `edit` projection);
+/// anything but a full text with an editor token is `unavailable_code`.
+pub async fn read_live_editor<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    unavailable_code: &'static str,
+) -> Result<LiveEditor, RequestError> {
+    let request = ContextRequest {
+        projection: Some(ContextProjection::Edit),
+        ..ContextRequest::default()
+    };
+    // A recovery is not part of a run and has no Stop; the page's own
+    // timeout bounds the wait.
+    let context = read_context(platform, tab_id, &request, None, &Cancellation::new())
+        .await
+        .map_err(|error| page_failure(error, unavailable_code))?;
+    let unavailable = |message: &str| RequestError::new(unavailable_code, message);
+    let token = context
+        .state()
+        .map(|state| state.editor_token.clone())
+        .unwrap_or_default();
+    let Some(text) = context.text() else {
+        return Err(unavailable(
+            context.error().unwrap_or("The live Typst editor could not be read."),
+        ));
+    };
+    if token.is_empty() {
+        return Err(unavailable("The live Typst editor could not be read."));
+    }
+    Ok(LiveEditor {
+        text: text.to_owned(),
+        editor_token: token,
+        file_label: context.file_label(),
+    })
+}
+
+/// What a guarded whole-document replacement writes and how it is named.
+pub struct Replacement<'a> {
+    /// The synthetic run id (`revert-<uuid>`, `snapshot-restore-<uuid>`).
+    pub run_id: String,
+    /// `revert-<checkpointId>`, `restore-<snapshotId>`.
+    pub call_id: String,
+    /// The file the replacement is for; the page refuses another one.
+    pub file_label: &'a str,
+    pub text: &'a str,
+    /// The code of a refusal the page gave no known code for.
+    pub failure_code: &'static str,
+}
+
+/// One guarded whole-document replacement: the page applies it only while
+/// the editor still shows exactly `live` in the replacement's file.
+pub async fn replace_document<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    live: &LiveEditor,
+    replacement: &Replacement<'_>,
+) -> Result<(), RequestError> {
+    let request = PageApplyEdit {
+        expected_text: live.text.clone(),
+        expected_editor_token: live.editor_token.clone(),
+        expected_file_label: replacement.file_label.to_owned(),
+        changes: vec![whole_document_change(&live.text, replacement.text)],
+        call_id: replacement.call_id.clone(),
+        reviewed_diff: false,
+    };
+    // A recovery is not part of a run and has no Stop; the page's own
+    // timeout bounds the wait.
+    apply_edit(platform, tab_id, &replacement.run_id, &request, &Cancellation::new())
+        .await
+        .map(drop)
+        .map_err(|error| {
+            RequestError::new(
+                known_code(error.code(), replacement.failure_code),
+                js::truncate_utf16(error.message(), 2_000),
+            )
+        })
+}
