@@ -843,3 +843,23 @@ fn a_damaged_snapshot_index_fails_closed() {
         1
     );
 }
+
+#[test]
+fn concurrent_journal_writes_are_serialized_by_the_one_queue() {
+    let env = Env::new();
+    let journal = env.checkpoints();
+    let snapshots = env.snapshots();
+    // HookedStorage yields at every call, so without the queue these would
+    // interleave their read-modify-write of the same index and lose entries.
+    let (a, b, c, d) = block_on(futures::future::join4(
+        journal.stage(stage_input("edit-a", "s", "1", "2")),
+        journal.stage(stage_input("edit-b", "s", "2", "3")),
+        snapshots.create(automatic("p", "s", "run", "main.typ", "x")),
+        snapshots.create(saved(SnapshotKind::Rescue, "main.typ", "y")),
+    ));
+    assert!(a.is_ok() && b.is_ok() && c.is_ok() && d.is_ok());
+    let ids: Vec<String> = env.entries().into_iter().map(|e| e.id).collect();
+    assert_eq!(ids, ["edit-a", "edit-b"]);
+    assert_eq!(env.snapshot_ids().len(), 2);
+    assert!(!env.queue.is_held());
+}
