@@ -238,6 +238,11 @@ pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
                 detail: Some("The document already read like this; nothing was written.".to_owned()),
             }
         }
+        "replace_lines" | "search_replace" | "insert_at_cursor" | "replace_selection"
+            if result.get("edits_applied").is_none() && result.get("editCheckpoint").is_none() =>
+        {
+            ok("done".to_owned())
+        }
         "replace_lines" | "search_replace" | "insert_at_cursor" | "replace_selection" => {
             let reviewed = result.get("reviewed_diff").and_then(Value::as_bool) == Some(true);
             edit_summary(
@@ -359,12 +364,26 @@ fn diagnostic_line(diagnostic: &Value) -> String {
 /// kept, else "done" (the original's history view had no other state).
 pub fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
     match result {
-        Some(result) if result.is_object() => result_summary(name, result),
+        Some(result) if result.is_object() => match stored_summary(name, result) {
+            Some(expanded) => result_summary(name, &expanded),
+            None => result_summary(name, result),
+        },
         _ => ResultSummary {
             status: ToolStatus::new(StatusKind::Ok, "done"),
             detail: None,
         },
     }
+}
+
+/// Storage keeps an editor write without a receipt (no change, or a
+/// failure) as `{ok, summary}` with the result's JSON in `summary`; when
+/// that JSON is whole, it is read back so the block says what happened.
+fn stored_summary(name: &str, result: &Value) -> Option<Value> {
+    if !protocol::edit_checkpoint::is_edit_checkpoint_tool_name(name) || result.get("editCheckpoint").is_some() {
+        return None;
+    }
+    let summary = result.get("summary")?.as_str()?;
+    serde_json::from_str::<Value>(summary).ok().filter(Value::is_object)
 }
 
 /// The banner a waiting preflight shows inside its tool block.
@@ -757,6 +776,21 @@ mod tests {
         );
         assert_eq!(stale.status.kind, StatusKind::Err);
         assert_eq!(utf16_len(&stale.status.text), 50);
+        // As stored: results without a receipt are JSON summaries.
+        let stored_none = json!({"ok": true, "summary": "{\"ok\":true,\"no_changes\":true}"});
+        assert_eq!(
+            history_summary("search_replace", Some(&stored_none)).status.text,
+            "no changes"
+        );
+        let stored_failure = json!({"ok": false, "summary": "{\"ok\":false,\"error\":\"Stale\"}"});
+        assert_eq!(
+            history_summary("replace_lines", Some(&stored_failure)).status.text,
+            "Stale"
+        );
+        let cut = json!({"ok": true, "summary": "{\"ok\":true,\"no_chan…"});
+        assert_eq!(history_summary("replace_lines", Some(&cut)).status.text, "done");
+        let unrelated = json!({"ok": true, "summary": "{\"ok\":true,\"no_changes\":true}"});
+        assert_eq!(history_summary("mcp__x__y", Some(&unrelated)).status.text, "done");
     }
 
     #[test]

@@ -520,7 +520,9 @@ fn close_dialog(restore_focus: bool) -> bool {
     let Some(layer) = by_id("snapshot-dialog-layer") else {
         return false;
     };
-    let was_open = !dom::is_hidden(&layer);
+    if dom::is_hidden(&layer) {
+        return false;
+    }
     dom::set_hidden(&layer, true);
     let trigger = SNAPSHOTS.with(|s| {
         let mut ui = s.borrow_mut();
@@ -530,7 +532,7 @@ fn close_dialog(restore_focus: bool) -> bool {
     if restore_focus && let Some(trigger) = trigger.filter(|t| t.is_connected()) {
         dom::focus(&trigger);
     }
-    was_open
+    true
 }
 
 fn confirm_dialog() {

@@ -1,0 +1,296 @@
+// Editor writes in the real side panel: the Edits control above the composer
+// (saved at once, only its field), a stored chat with editor-write receipts
+// (tool labels and results, the Revert control in each of its states, the
+// Revert dialog and every way to cancel it, a refused revert), and the Snapshot
+// button of the latest complete answer with its popover.
+//
+// Everything goes through public seams: worker messages from the control page
+// and the panel's DOM (clicks, keys and reads).
+
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { forEachBuild } from './suite.mjs';
+import { poll } from './harness.mjs';
+import { openPanel, useFixtureModel } from './panel-render.mjs';
+
+function visible(selector) {
+  const element = document.querySelector(selector);
+  return !!element && !element.hidden && element.checkVisibility();
+}
+
+function click(selector) {
+  const element = document.querySelector(selector);
+  if (!element) throw new Error(`no ${selector}`);
+  element.click();
+  return true;
+}
+
+function keydown([selector, init]) {
+  const element = document.querySelector(selector);
+  const event = new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init });
+  return !element.dispatchEvent(event);
+}
+
+function projectOf(url) {
+  return new URL(url).pathname.split('/')[2];
+}
+
+/** A saved model, so the panel opens on the chat rather than on Settings. */
+async function withModel(h) {
+  await useFixtureModel(h, { baseUrl: 'https://model.fixture/v1' });
+}
+
+const RECEIPT = (id, status) => ({ id, status, fileLabel: 'main.typ', createdAt: Date.now() - 60_000 });
+
+/** Two answers with editor writes: the older one can be reverted, the newer one was. */
+function editedChat() {
+  return [
+    { role: 'user', content: 'Tidy the heading' },
+    {
+      role: 'assistant',
+      content: 'I replaced the heading.',
+      responseStatus: 'complete',
+      segments: [
+        {
+          type: 'tools',
+          calls: [
+            { id: 'call-lines', name: 'replace_lines', args: { start_line: 2, end_line: 3, new_content: '= Better <b>title</b>' } },
+            { id: 'call-search', name: 'search_replace', args: { search: 'old\ntext', replace: 'new' } },
+          ],
+          results: {
+            'call-lines': { ok: true, edits_applied: 1, reviewed_diff: true, editCheckpoint: RECEIPT('edit-older', 'applied') },
+            'call-search': { ok: true, no_changes: true },
+          },
+        },
+        { type: 'text', content: 'I replaced the heading.' },
+      ],
+    },
+    { role: 'user', content: 'Now the rest' },
+    {
+      role: 'assistant',
+      content: 'Patched.',
+      responseStatus: 'complete',
+      segments: [
+        {
+          type: 'tools',
+          calls: [
+            { id: 'call-patch', name: 'patch_document', args: { edits: [{ search: 'a', replace: 'b' }, { search: 'c', replace: 'd' }] } },
+            { id: 'call-insert', name: 'insert_at_cursor', args: { text: 'inserted' } },
+            { id: 'call-selection', name: 'replace_selection', args: { text: 'chosen' } },
+          ],
+          results: {
+            'call-selection': { ok: true, edits_applied: 1, reviewed_diff: false, editCheckpoint: RECEIPT('edit-newer', 'reverted') },
+            'call-patch': { ok: true, edits_applied: 2, reviewed_diff: false, editCheckpoint: RECEIPT('edit-newer', 'reverted') },
+            'call-insert': { ok: false, code: 'STALE_EDIT_PREVIEW', error: 'The document changed after the proposal was computed; nothing was applied.' },
+          },
+        },
+        { type: 'text', content: 'Patched.' },
+      ],
+    },
+  ];
+}
+
+/** Runs in the panel: what each answer's tool blocks and recovery control show. */
+function answers() {
+  return [...document.querySelectorAll('#messages .msg-assistant')].map(group => ({
+    tools: [...group.querySelectorAll('.tool-block')].map(block => ({
+      label: block.querySelector('.tool-block-name')?.textContent,
+      status: block.querySelector('.tool-status')?.textContent,
+      detail: block.querySelector('.tool-block-detail')?.textContent,
+      elementsInDetail: block.querySelector('.tool-block-detail')?.children.length,
+    })),
+    control: (() => {
+      const control = group.querySelector('.edit-revert-control');
+      if (!control) return null;
+      return {
+        state: control.dataset.revertState,
+        checkpoint: control.dataset.checkpointId ?? null,
+        revert: control.querySelector('.edit-revert-button')?.textContent ?? null,
+        revertDisabled: control.querySelector('.edit-revert-button')?.disabled ?? null,
+        status: control.querySelector('.edit-revert-status')?.textContent ?? null,
+        statusTitle: control.querySelector('.edit-revert-status')?.title ?? null,
+        snapshot: !!control.querySelector('.response-snapshot-button'),
+        note: control.querySelector('.edit-revert-note')?.textContent ?? null,
+      };
+    })(),
+  }));
+}
+
+forEachBuild('panel edits', get => {
+  it('saves the Edits mode at once, only that field, and shows it', async () => {
+    const h = get();
+    const { fixture, panel } = await openPanel(h);
+    await panel.waitFor(() => document.getElementById('editor-permission-current')?.textContent === 'Ask',
+      undefined, { message: 'the Edits control to show Ask' });
+    assert.equal((await h.request('LOAD_SETTINGS')).editorApprovalMode, 'ask');
+
+    await panel.evaluate(click, '#editor-permission-btn');
+    assert.equal(await panel.evaluate(visible, '#editor-permission-menu'), true, 'the menu opens');
+    const options = await panel.evaluate(() => [...document.querySelectorAll('#editor-permission-menu [data-editor-approval-mode]')]
+      .map(option => ({ mode: option.dataset.editorApprovalMode, title: option.querySelector('.opt-title')?.textContent, checked: option.getAttribute('aria-checked') })));
+    assert.deepEqual(options, [
+      { mode: 'ask', title: 'Ask before applying', checked: 'true' },
+      { mode: 'auto', title: 'Auto approve', checked: 'false' },
+    ]);
+    await panel.evaluate(click, '#editor-permission-menu [data-editor-approval-mode="auto"]');
+    await poll(async () => (await h.request('LOAD_SETTINGS')).editorApprovalMode === 'auto',
+      { message: 'editorApprovalMode saved as auto' });
+    await panel.waitFor(() => document.getElementById('editor-permission-current')?.textContent === 'Auto'
+      && document.getElementById('editor-permission-btn')?.dataset.mode === 'auto'
+      && !document.getElementById('editor-permission-btn')?.disabled,
+    undefined, { message: 'the control to show Auto' });
+    assert.equal(await panel.evaluate(visible, '#editor-permission-menu'), false, 'choosing closes the menu');
+
+    // Escape closes an open menu without a change.
+    await panel.evaluate(click, '#editor-permission-btn');
+    assert.equal(await panel.evaluate(keydown, ['#editor-permission-btn', { key: 'Escape' }]), true);
+    assert.equal(await panel.evaluate(visible, '#editor-permission-menu'), false);
+
+    // Back to Ask; the other settings were not touched.
+    const before = await h.request('LOAD_SETTINGS');
+    await panel.evaluate(click, '#editor-permission-btn');
+    await panel.evaluate(click, '#editor-permission-menu [data-editor-approval-mode="ask"]');
+    await poll(async () => (await h.request('LOAD_SETTINGS')).editorApprovalMode === 'ask',
+      { message: 'editorApprovalMode saved as ask' });
+    const after = await h.request('LOAD_SETTINGS');
+    assert.deepEqual({ ...after, editorApprovalMode: 'auto' }, before, 'only editorApprovalMode changed');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('shows editor-write results and the Revert control of a stored chat, and its dialog cancels every way', async () => {
+    const h = get();
+    const url = h.fixtureUrl({ cm: 'latest' });
+    const projectId = projectOf(url);
+    await withModel(h);
+    const session = await h.request('SESSION_CREATE', { projectId, name: 'Edited chat' });
+    await h.request('SESSION_UPDATE', { sessionId: session.id, messages: editedChat() });
+    const fixture = await h.openFixtureTab({ cm: 'latest', project: projectId });
+    await h.activateTab(fixture.tabId);
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const panel = await h.openSidePanel({ windowId });
+    await panel.waitForReady();
+    await panel.waitFor(() => document.querySelectorAll('#messages .edit-revert-control').length === 2,
+      undefined, { message: 'two recovery controls' });
+
+    const [older, newer] = await panel.evaluate(answers);
+    assert.deepEqual(older.tools.map(t => [t.label, t.status]), [
+      ['Replace lines 2–3', 'applied · reviewed'],
+      ['Search & replace: "old↵text"', 'no changes'],
+    ]);
+    assert.equal(older.tools[0].detail, '= Better <b>title</b>', 'the new content is shown as text');
+    assert.equal(older.tools[0].elementsInDetail, 0);
+    assert.deepEqual(newer.tools.map(t => t.label), ['Patch document (2 edits)', 'Insert at cursor', 'Replace selection']);
+    assert.equal(newer.tools[0].status, '2 edits applied');
+    assert.equal(newer.tools[1].status, 'The document changed after the proposal was computed; nothing was applied.'.slice(0, 50));
+    assert.equal(newer.tools[2].status, 'applied');
+
+    assert.deepEqual(older.control, {
+      state: 'available', checkpoint: 'edit-older', revert: 'Revert', revertDisabled: false,
+      status: null, statusTitle: null, snapshot: false, note: null,
+    });
+    assert.equal(newer.control.state, 'success');
+    assert.equal(newer.control.status, 'Changes reverted');
+    assert.match(newer.control.statusTitle, /main\.typ/);
+    assert.equal(newer.control.snapshot, true, 'only the latest complete answer has Snapshot');
+
+    const open = async () => {
+      await panel.evaluate(click, '#messages .edit-revert-control[data-checkpoint-id="edit-older"] .edit-revert-button');
+      await panel.waitFor(visible, '#revert-dialog-layer', { message: 'the Revert dialog' });
+      return panel.evaluate(() => ({
+        title: document.getElementById('revert-dialog-title')?.textContent,
+        subtitle: document.getElementById('revert-dialog-subtitle')?.textContent,
+        body: document.getElementById('revert-dialog-body')?.textContent,
+        confirm: document.getElementById('revert-dialog-confirm')?.textContent,
+        focused: document.activeElement?.id,
+        expanded: document.querySelector('.edit-revert-control[data-checkpoint-id="edit-older"] .edit-revert-button')?.getAttribute('aria-expanded'),
+      }));
+    };
+    const dialog = await open();
+    assert.equal(dialog.title, 'Revert these changes?');
+    assert.equal(dialog.subtitle, 'main.typ');
+    assert.match(dialog.body, /main\.typ/);
+    assert.equal(dialog.confirm, 'Revert changes');
+    assert.equal(dialog.focused, 'revert-dialog-confirm');
+    assert.equal(dialog.expanded, 'true');
+
+    await panel.evaluate(keydown, ['#revert-dialog-confirm', { key: 'Escape' }]);
+    assert.equal(await panel.evaluate(visible, '#revert-dialog-layer'), false, 'Escape cancels');
+    await open();
+    await panel.evaluate(() => {
+      const layer = document.getElementById('revert-dialog-layer');
+      layer.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    });
+    assert.equal(await panel.evaluate(visible, '#revert-dialog-layer'), false, 'the backdrop cancels');
+    await open();
+    await panel.evaluate(click, '#revert-dialog-close');
+    assert.equal(await panel.evaluate(visible, '#revert-dialog-layer'), false, '× cancels');
+    await open();
+    await panel.evaluate(click, '#revert-dialog-cancel');
+    assert.equal(await panel.evaluate(visible, '#revert-dialog-layer'), false, 'Cancel cancels');
+    const stored = await h.request('SESSION_GET', { sessionId: session.id });
+    assert.equal(stored.messages[1].segments[0].results['call-lines'].editCheckpoint.status, 'applied',
+      'cancelling changes nothing');
+
+    // This receipt has no checkpoint in the worker's journal: the revert is
+    // refused, the control offers another try and says why.
+    await open();
+    await panel.evaluate(click, '#revert-dialog-confirm');
+    await panel.waitFor(() => document.querySelector('.edit-revert-control[data-checkpoint-id="edit-older"]')?.dataset.revertState === 'error',
+      undefined, { message: 'the refused revert' });
+    const [refused] = await panel.evaluate(answers);
+    assert.equal(refused.control.revert, 'Try revert again');
+    assert.ok(refused.control.note && refused.control.note.length > 1, 'the reason is shown');
+    const after = await h.request('SESSION_GET', { sessionId: session.id });
+    assert.equal(after.messages[1].segments[0].results['call-lines'].editCheckpoint.status, 'applied');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('opens the Snapshot popover from the latest complete answer and closes it with Escape', async () => {
+    const h = get();
+    const url = h.fixtureUrl({ cm: 'latest' });
+    const projectId = projectOf(url);
+    await withModel(h);
+    const session = await h.request('SESSION_CREATE', { projectId, name: 'Snapshot chat' });
+    await h.request('SESSION_UPDATE', { sessionId: session.id, messages: editedChat() });
+    const fixture = await h.openFixtureTab({ cm: 'latest', project: projectId });
+    await h.activateTab(fixture.tabId);
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const panel = await h.openSidePanel({ windowId });
+    await panel.waitForReady();
+    await panel.waitFor(() => !!document.querySelector('#messages .response-snapshot-button'),
+      undefined, { message: 'the Snapshot button' });
+    assert.equal(await panel.evaluate(() => document.querySelectorAll('#messages .response-snapshot-button').length), 1);
+
+    await panel.evaluate(click, '#messages .response-snapshot-button');
+    await panel.waitFor(visible, '#snapshot-menu', { message: 'the snapshot popover' });
+    // Loading ends in a list, the empty note or the worker's refusal: never stuck.
+    await panel.waitFor(() => !/^Loading/.test(document.getElementById('snapshot-list')?.textContent ?? 'Loading'),
+      undefined, { message: 'the snapshot list to load' });
+    const menu = await panel.evaluate(() => {
+      const box = document.getElementById('snapshot-menu').getBoundingClientRect();
+      return {
+        inside: box.left >= 0 && box.top >= 0 && box.right <= innerWidth && box.bottom <= innerHeight,
+        expanded: document.querySelector('#messages .response-snapshot-button')?.getAttribute('aria-expanded'),
+        text: document.getElementById('snapshot-list').textContent,
+      };
+    });
+    assert.equal(menu.inside, true, 'the popover stays in the window');
+    assert.equal(menu.expanded, 'true');
+    assert.ok(menu.text.length > 0);
+
+    await panel.evaluate(keydown, ['#snapshot-menu-close', { key: 'Escape' }]);
+    assert.equal(await panel.evaluate(visible, '#snapshot-menu'), false, 'Escape closes the popover');
+    assert.equal(await panel.evaluate(() => document.activeElement?.classList.contains('response-snapshot-button')), true,
+      'focus returns to Snapshot');
+
+    // A click elsewhere closes it too.
+    await panel.evaluate(click, '#messages .response-snapshot-button');
+    await panel.waitFor(visible, '#snapshot-menu', { message: 'the snapshot popover again' });
+    await panel.evaluate(() => document.querySelector('#messages .msg-user').click());
+    assert.equal(await panel.evaluate(visible, '#snapshot-menu'), false, 'an outside click closes the popover');
+    await panel.close();
+    await fixture.page.close();
+  });
+});
