@@ -739,3 +739,17 @@ fn deleting_a_snapshot_needs_its_file_focused() {
     assert!(block_on(snapshots(&worker).load(&id)).expect("read").is_none());
     assert!(!worker.recovery.is_recovering(TAB));
 }
+
+#[test]
+fn a_revert_whose_journal_cannot_be_written_leaves_the_page_untouched() {
+    let page = page("= Before");
+    let worker = worker_with(&page);
+    response_edit(&worker, &page, "edit-1", "s", "= After");
+    worker.platform.storage().fail_writes("IO error");
+    let answer = revert(&worker, "edit-1");
+    assert_eq!(error_code(&answer), "STORAGE_WRITE_FAILED");
+    assert_eq!(answer["error"]["details"]["failedCheckpointId"], "edit-1");
+    assert_eq!(page.borrow().text, "= After");
+    assert!(page.borrow().applied.is_empty());
+    assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("applied"));
+}
