@@ -1,8 +1,10 @@
 // Editor writes in the real side panel: the Edits control above the composer
 // (saved at once, only its field), a stored chat with editor-write receipts
 // (tool labels and results, the Revert control in each of its states, the
-// Revert dialog and every way to cancel it, a refused revert), and the Snapshot
-// button of the latest complete answer with its popover.
+// Revert dialog and every way to cancel it, a refused revert), the Snapshot
+// button of the latest complete answer with its popover, and approval banners
+// (an editor review with a complete 2,403-row diff rendered as text, Apply
+// reaching the worker for the run and call; an external call's three choices).
 //
 // Everything goes through public seams: worker messages from the control page
 // and the panel's DOM (clicks, keys and reads).
@@ -11,7 +13,8 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachBuild } from './suite.mjs';
 import { poll } from './harness.mjs';
-import { openPanel, useFixtureModel } from './panel-render.mjs';
+import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
+import { openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
 
 function visible(selector) {
   const element = document.querySelector(selector);
@@ -290,6 +293,152 @@ forEachBuild('panel edits', get => {
     await panel.waitFor(visible, '#snapshot-menu', { message: 'the snapshot popover again' });
     await panel.evaluate(() => document.querySelector('#messages .msg-user').click());
     assert.equal(await panel.evaluate(visible, '#snapshot-menu'), false, 'an outside click closes the popover');
+    await panel.close();
+    await fixture.page.close();
+  });
+});
+
+/** A valid unified-diff preview of `lines` replaced lines plus a hostile row. */
+function largePreview(lines) {
+  const first = { oldStart: 1, oldLines: lines, newStart: 1, newLines: lines, rows: [] };
+  for (let i = 1; i <= lines; i += 1) first.rows.push({ kind: 'delete', oldLine: i, newLine: null, text: `old line ${i}` });
+  for (let i = 1; i <= lines; i += 1) first.rows.push({ kind: 'insert', oldLine: null, newLine: i, text: `new line ${i}` });
+  const second = {
+    oldStart: lines + 10, oldLines: 2, newStart: lines + 10, newLines: 2,
+    rows: [
+      { kind: 'context', oldLine: lines + 10, newLine: lines + 10, text: '= Section' },
+      { kind: 'delete', oldLine: lines + 11, newLine: null, text: 'plain' },
+      { kind: 'insert', oldLine: null, newLine: lines + 11, text: '<img src=x onerror="window.__diffRan=1"><b>bold</b>' },
+    ],
+  };
+  return { kind: 'unified-diff', fileLabel: 'main.typ', additions: lines + 1, deletions: lines + 1, hunks: [first, second] };
+}
+
+forEachBuild('panel edits: approval banners', get => {
+  // The run's model answer is held open, so the run stays active while the
+  // approval events arrive. They are sent from the control page with the
+  // run's id, exactly as the worker broadcasts them; the worker's own
+  // editor-write path is covered where it lives.
+  const endpoint = new ModelEndpoint();
+  let release = null;
+  let routed = false;
+  const harness = () => {
+    const h = get();
+    if (!routed) {
+      h.useModelEndpoint(endpoint);
+      routed = true;
+    }
+    return h;
+  };
+
+  it('shows an editor review with the complete diff as text and answers for its run and call', async () => {
+    const h = harness();
+    endpoint.setScript(() => new Promise(resolve => {
+      release = () => resolve([step.content('Held answer'), step.finish('stop')]);
+    }));
+    await useFixtureModel(h, endpoint);
+    const { fixture, panel } = await openPanel(h);
+    const projectId = projectOf(fixture.url);
+    await send(panel, 'Rewrite everything');
+    await endpoint.waitForRequests(1);
+    const [meta] = await h.request('SESSION_LIST', { projectId });
+    const runId = await poll(async () => {
+      const runs = await h.request('AI_RUN_STATUS', { projectId, sessionId: meta.id });
+      return runs[0]?.runId;
+    }, { message: 'the active run' });
+    const broadcast = (type, payload) => h.control.evaluate(
+      message => chrome.runtime.sendMessage(message).catch(() => null), { type, runId, payload });
+
+    const lines = 1200;
+    const preview = largePreview(lines);
+    const args = { start_line: 1, end_line: lines, new_content: 'x'.repeat(2500) };
+    const pretty = JSON.stringify(args, null, 2);
+    await broadcast('AI_TOOL_CALLS', { calls: [{ id: 'call-review', name: 'replace_lines', args }] });
+    await broadcast('AI_TOOL_APPROVAL_REQUIRED', {
+      callId: 'call-review', name: 'replace_lines', identity: 'builtin:replace_lines', effect: 'editor-write',
+      destination: 'main.typ in the Typst editor', arguments: pretty.slice(0, 2000), argumentChars: pretty.length,
+      argumentsTruncated: true, preview, previewNotice: 'The inline preview could not be drawn.',
+    });
+    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="call-review"] .tool-edit-approval'),
+      undefined, { message: 'the editor review banner' });
+    const banner = await panel.evaluate(() => {
+      const block = document.querySelector('.tool-block[data-call-id="call-review"]');
+      const rows = [...block.querySelectorAll('.edit-diff-row')];
+      const cells = row => [...row.children].map(cell => cell.textContent);
+      return {
+        label: block.querySelector('.tool-block-name')?.textContent,
+        status: block.querySelector('.tool-status')?.textContent,
+        destination: block.querySelector('.tool-preflight-missing')?.textContent,
+        notice: block.querySelector('.tool-edit-preview-notice')?.textContent,
+        file: block.querySelector('.edit-diff-file')?.textContent,
+        additions: block.querySelector('.edit-diff-additions')?.textContent,
+        deletions: block.querySelector('.edit-diff-deletions')?.textContent,
+        hunks: [...block.querySelectorAll('.edit-diff-hunk-header')].map(h => h.textContent),
+        rows: rows.length,
+        inserts: block.querySelectorAll('.edit-diff-row.edit-diff-insert').length,
+        deletes: block.querySelectorAll('.edit-diff-row.edit-diff-delete').length,
+        first: cells(rows[0]),
+        middle: cells(rows[1200]),
+        last: cells(rows[rows.length - 1]),
+        elementsInCode: block.querySelectorAll('.edit-diff-code *').length,
+        summary: block.querySelector('.tool-approval-disclosure summary')?.textContent,
+        argumentsShown: block.querySelector('.tool-approval-arguments')?.textContent.length,
+        buttons: [...block.querySelectorAll('.tool-approval-btn')].map(b => [b.textContent, b.dataset.approvalAction]),
+        ran: window.__diffRan ?? null,
+      };
+    });
+    assert.equal(banner.label, `Replace lines 1–${lines}`);
+    assert.equal(banner.status, 'approval…');
+    assert.equal(banner.destination, 'Destination: main.typ in the Typst editor');
+    assert.equal(banner.notice, 'The inline preview could not be drawn.');
+    assert.equal(banner.file, 'main.typ');
+    assert.equal(banner.additions, `+${lines + 1}`);
+    assert.equal(banner.deletions, `\u2212${lines + 1}`);
+    assert.deepEqual(banner.hunks, [`@@ -1,${lines} +1,${lines} @@`, `@@ -${lines + 10},2 +${lines + 10},2 @@`]);
+    assert.equal(banner.rows, 2 * lines + 3, 'every row of the diff is shown');
+    assert.equal(banner.inserts, lines + 1);
+    assert.equal(banner.deletes, lines + 1);
+    assert.deepEqual(banner.first, ['1', '', '\u2212', 'old line 1']);
+    assert.deepEqual(banner.middle, ['', '1', '+', 'new line 1']);
+    assert.deepEqual(banner.last, ['', String(lines + 11), '+', '<img src=x onerror="window.__diffRan=1"><b>bold</b>']);
+    assert.equal(banner.elementsInCode, 0, 'diff text is never markup');
+    assert.equal(banner.ran, null);
+    assert.equal(banner.summary, `Tool arguments (first 2,000 of ${pretty.length.toLocaleString('en-US')} characters)`);
+    assert.equal(banner.argumentsShown, 2000);
+    assert.deepEqual(banner.buttons, [['Apply changes', 'approve_once'], ['Reject', 'deny']]);
+
+    // Apply goes to the worker for this run and call. Nothing waits for it
+    // there (the event came from the test), so the worker says so, and the
+    // banner keeps its buttons off.
+    await panel.evaluate(click, '.tool-block[data-call-id="call-review"] .tool-approval-btn[data-approval-action="approve_once"]');
+    await panel.waitFor(() => document.querySelector('.tool-block[data-call-id="call-review"] .tool-preflight-msg')?.textContent
+      === 'This call is no longer waiting for an answer.', undefined, { message: 'the worker to answer the approval' });
+    assert.equal(await panel.evaluate(() => [...document.querySelectorAll('.tool-block[data-call-id="call-review"] .tool-approval-btn')]
+      .every(b => b.disabled)), true);
+
+    // An external call offers three choices and no diff.
+    const mcpArgs = JSON.stringify({ q: 'grid' }, null, 2);
+    await broadcast('AI_TOOL_CALLS', { calls: [{ id: 'call-mcp', name: 'mcp__docs__search', args: { q: 'grid' } }] });
+    await broadcast('AI_TOOL_APPROVAL_REQUIRED', {
+      callId: 'call-mcp', name: 'mcp__docs__search', identity: 'mcp:docs:search', effect: 'external',
+      destination: 'https://mcp.fixture/', arguments: mcpArgs, argumentChars: mcpArgs.length, argumentsTruncated: false,
+    });
+    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="call-mcp"] .tool-approval'),
+      undefined, { message: 'the external approval banner' });
+    const external = await panel.evaluate(() => {
+      const block = document.querySelector('.tool-block[data-call-id="call-mcp"]');
+      return {
+        diff: !!block.querySelector('.edit-diff'),
+        buttons: [...block.querySelectorAll('.tool-approval-btn')].map(b => b.textContent),
+        summary: block.querySelector('.tool-approval-disclosure summary')?.textContent,
+      };
+    });
+    assert.deepEqual(external, {
+      diff: false, buttons: ['Approve once', 'Allow for run', 'Deny'], summary: `Tool arguments (${mcpArgs.length} characters)`,
+    });
+
+    release();
+    await waitForAnswer(panel, 1, 'the held answer to finish');
     await panel.close();
     await fixture.page.close();
   });
