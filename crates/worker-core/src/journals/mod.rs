@@ -228,8 +228,8 @@ pub(crate) fn body_text(body: Option<Value>, version: u32, id: &str, field: &str
     string_field(map, field).map(str::to_owned)
 }
 
-/// Reads `{version, entries: [..]}`; `None` when the key is absent, `Err`
-/// when the envelope is not this journal's.
+/// The entries of a stored `{version, entries: [..]}` index; `None` when the
+/// envelope is not this journal's version and shape.
 pub(crate) fn index_entries(index: &Value, version: u32) -> Option<&Vec<Value>> {
     let map = index.as_object()?;
     if map.get("version").and_then(js::as_number) != Some(f64::from(version)) {
