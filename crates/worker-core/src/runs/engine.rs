@@ -14,10 +14,16 @@
 //! event goes out (`AI_STREAM_DONE`, `AI_STREAM_CANCELLED` or
 //! `AI_STREAM_ERROR`), and the run's chat, waiters and cancellation are
 //! released even if the future is dropped.
+//!
+//! The chat's automatic document snapshot follows the run: it is dropped at
+//! the start and after a stopped or failed run when the live document no
+//! longer matches it, and only a complete run stores a new one (its outcome,
+//! or why it was not saved, rides on `AI_STREAM_DONE`).
 
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
+use crate::edits::apply;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, RoundRequest};
 use crate::runs::Runs;
@@ -34,8 +40,7 @@ use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
 use protocol::payloads::{
-    AiStreamStart, ContextProjection, ContextRequest, RunTerminal, StreamBatch, StreamDone, ToolCallInfo, ToolCalls,
-    ToolResult,
+    AiStreamStart, ContextProjection, ContextRequest, RunTerminal, StreamBatch, ToolCallInfo, ToolCalls, ToolResult,
 };
 use protocol::tool_schema::parse_tool_arguments;
 use protocol::{Envelope, Payload};
@@ -156,6 +161,7 @@ pub async fn start<P: Platform>(
     let run = RunContext {
         platform,
         runs,
+        store,
         run_id: run_id.to_owned(),
         tab_id: request.tab_id,
         project_id: request.project_id.clone(),
@@ -171,6 +177,7 @@ pub async fn start<P: Platform>(
                 .or_else(|| latest_user_file(&request.messages)),
         ),
         allowed: RefCell::new(HashSet::new()),
+        checkpoint: RefCell::new(None),
     };
     let outcome = drive(&run, request).await;
     Ok(finish(&run, store, &request.messages, outcome).await)
@@ -204,7 +211,9 @@ async fn finish<P: Platform>(
     let error = match outcome {
         Ok(()) => match persist(run, store, start_messages, ResponseStatus::Complete).await {
             Ok(()) => {
-                run.events.emit_terminal(Payload::AiStreamDone(StreamDone::default()));
+                // Only a complete response leaves a snapshot to return to.
+                let done = apply::completed_response_snapshot(run).await;
+                run.events.emit_terminal(Payload::AiStreamDone(done));
                 return json!({ "ok": true, "runId": run_id });
             }
             // The answer is complete but could not be saved: the user must
@@ -216,6 +225,9 @@ async fn finish<P: Platform>(
     // A second failure to save adds nothing the user can act on; the panel
     // keeps and saves its own copy of the partial answer.
     let _ = persist(run, store, start_messages, ResponseStatus::Incomplete).await;
+    // Whatever the run changed before it stopped, the chat's automatic
+    // snapshot must not survive a document it no longer matches.
+    apply::invalidate_diverged_snapshot_at_end(run).await;
     if run.cancel.is_cancelled() || error.is_cancelled() {
         run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
             code: "CANCELLED".into(),
@@ -270,6 +282,13 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
         }
     }
 
+    // The chat's automatic snapshot is dropped if the user changed the
+    // document since; the same read tells which file is focused.
+    let live = apply::invalidate_diverged_snapshot(run).await;
+    check_cancelled(run)?;
+    if run.message_file().is_none() {
+        run.set_message_file(live.and_then(|live| live.context.active_file().cloned()));
+    }
     if run.message_file().is_none() {
         // Neither the request nor the message names a file: use the
         // breadcrumb of the editor as it is now.

@@ -8,9 +8,11 @@
 //! in the run's [`Transcript`], which is what the worker saves.
 
 use crate::cancel::Cancellation;
+use crate::edits::apply::RunCheckpoint;
 use crate::platform::{Messenger, Platform};
 use crate::runs::Runs;
 use crate::runs::transcript::{ResponseStatus, Transcript};
+use crate::sessions::SessionStore;
 use protocol::Envelope;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
@@ -94,6 +96,8 @@ impl<'a, M: Messenger> RunEvents<'a, M> {
 pub struct RunContext<'a, P: Platform> {
     pub platform: &'a P,
     pub runs: &'a Runs,
+    /// The worker's storage queue: journal writes take their turn in it.
+    pub store: &'a SessionStore,
     pub run_id: String,
     pub tab_id: u64,
     pub project_id: String,
@@ -108,6 +112,9 @@ pub struct RunContext<'a, P: Platform> {
     pub message_file: RefCell<Option<ActiveEditorFile>>,
     /// Identities the user allowed for the rest of this run.
     pub allowed: RefCell<HashSet<String>>,
+    /// The checkpoint of the run's first applied write; it binds the run to
+    /// that file and editor instance.
+    pub checkpoint: RefCell<Option<RunCheckpoint>>,
 }
 
 impl<'a, P: Platform> RunContext<'a, P> {

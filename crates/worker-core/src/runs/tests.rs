@@ -15,6 +15,7 @@ use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, Platfor
 use crate::router::Worker;
 use crate::runs::Runs;
 use crate::runs::state::{RunContext, RunEvents};
+use crate::sessions::SessionStore;
 use crate::tools::dispatch::{Call, Review, authorize};
 use crate::tools::metadata::{Approval, Effect};
 use crate::tools::registry::{RouteKind, ToolRegistry};
@@ -853,10 +854,15 @@ fn stop_during_a_preflight_wait_ends_the_run_and_its_banner() {
 fn retry_resumes_a_file_wait_and_skip_ends_the_call() {
     let mut h = Harness::new();
     h.platform().clock.hold_from.set(Some(1_500));
-    // call-1 first sees another file, then (after Retry) the message file;
-    // call-2 sees another file again and is skipped.
-    h.platform().pages.page.borrow_mut().files =
-        VecDeque::from(["notes.typ".to_owned(), "main.typ".to_owned(), "notes.typ".to_owned()]);
+    // The run start reads the message file; call-1 then sees another file,
+    // then (after Retry) the message file; call-2 sees another file again
+    // and is skipped.
+    h.platform().pages.page.borrow_mut().files = VecDeque::from([
+        "main.typ".to_owned(),
+        "notes.typ".to_owned(),
+        "main.typ".to_owned(),
+        "notes.typ".to_owned(),
+    ]);
     h.model.script(
         "run-1",
         vec![
@@ -958,7 +964,11 @@ fn reads_refuse_a_tab_that_navigated_after_the_start() {
         .map(|r| r["result"].clone())
         .unwrap_or_default();
     assert_eq!(result["code"], "STALE_RUN_TAB");
-    assert!(h.page_types().is_empty(), "nothing is read from the moved tab");
+    let sent = h.platform().pages.sent.borrow().clone();
+    assert!(
+        sent.len() == 1 && sent[0].1["payload"]["projection"] == "edit",
+        "only the run start read the tab; nothing is read from the moved tab"
+    );
 }
 
 #[test]
@@ -1122,7 +1132,7 @@ fn bad_calls_get_structured_results_and_the_run_goes_on() {
                 (
                     "c1",
                     "replace_lines",
-                    r#"{"start_line":3,"end_line":3,"new_content":"x"}"#,
+                    r#"{"start_line":7,"end_line":7,"new_content":"x"}"#,
                 ),
                 (
                     "c2",
@@ -1152,7 +1162,9 @@ fn bad_calls_get_structured_results_and_the_run_goes_on() {
             .map(|r| r["result"]["code"].clone())
             .unwrap_or_default()
     };
-    assert_eq!(code("c1"), "EDITOR_WRITES_UNAVAILABLE");
+    // Both lines are past the end of the five-line document.
+    assert_eq!(code("c1"), "INVALID_EDIT_RANGE");
+    assert_eq!(code("c2"), "INVALID_EDIT_RANGE");
     assert_eq!(code("c3"), "TYPE");
     assert_eq!(code("c4"), "UNKNOWN_TOOL");
     assert_eq!(code("c5"), "ARGUMENTS_PARSE_ERROR");
@@ -1292,9 +1304,11 @@ fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
     let platform = TestPlatform::default();
     platform.clock.hold_from.set(Some(1_500));
     let runs = Runs::new();
+    let store = SessionStore::new();
     let run = RunContext {
         platform: &platform,
         runs: &runs,
+        store: &store,
         run_id: "run-1".into(),
         tab_id: 17,
         project_id: "p1".into(),
@@ -1305,6 +1319,7 @@ fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
         tab_url: RefCell::new(None),
         message_file: RefCell::new(None),
         allowed: RefCell::new(HashSet::new()),
+        checkpoint: RefCell::new(None),
     };
     let Ok(mut registry) = ToolRegistry::with_builtins() else {
         panic!("built-ins register");
@@ -1374,9 +1389,11 @@ fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() 
     let platform = TestPlatform::default();
     platform.clock.hold_from.set(Some(1_500));
     let runs = Runs::new();
+    let store = SessionStore::new();
     let run = RunContext {
         platform: &platform,
         runs: &runs,
+        store: &store,
         run_id: "run-1".into(),
         tab_id: 17,
         project_id: "p1".into(),
@@ -1387,6 +1404,7 @@ fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() 
         tab_url: RefCell::new(None),
         message_file: RefCell::new(None),
         allowed: RefCell::new(HashSet::new()),
+        checkpoint: RefCell::new(None),
     };
     let Some(route) = ToolRegistry::with_builtins()
         .ok()
@@ -1451,7 +1469,7 @@ fn read_document_pages_through_long_documents() {
     let sent = h.platform().pages.sent.borrow().clone();
     let read = sent
         .iter()
-        .find(|(_, m)| m["type"] == "PAGE_GET_CONTEXT")
+        .find(|(_, m)| m["type"] == "PAGE_GET_CONTEXT" && m["payload"]["projection"] == "numbered")
         .map(|(_, m)| m["payload"].clone());
     assert_eq!(
         read,

@@ -9,10 +9,9 @@
 //! tool that uses the page first checks that the originating tab still shows
 //! the URL the run started on (`STALE_RUN_TAB`).
 //!
-//! Editor writes are registered and validated like every tool, but applying
-//! them (file guard, diff review, checkpoint, apply) is not part of this
-//! build; they answer `EDITOR_WRITES_UNAVAILABLE` before touching the page,
-//! and their stages slot in at [`editor_write`].
+//! Editor writes are registered and validated like every tool, then leave
+//! this pipeline at [`editor_write`] for their own (file guard, one editor
+//! snapshot, diff review, checkpoint, guarded apply).
 
 use crate::cancel::Cancelled;
 use crate::platform::Platform;
@@ -119,25 +118,16 @@ fn invalid_arguments(errors: &protocol::tool_schema::ToolErrors) -> ToolOutput {
     result
 }
 
-/// The slot of editor writes. The next stages are: capability preflight,
-/// originating-tab revalidation (`STALE_RUN_TAB`), the message-file guard,
-/// edit preparation against one editor snapshot, the diff review through
-/// [`authorize`] in Ask mode, and the checkpointed apply. Until they exist
-/// the call fails clearly and the page is never touched.
+/// Editor writes have their own pipeline (capability preflight, tab and
+/// file guards, one editor snapshot, the diff review in Ask mode and the
+/// checkpointed commit): see [`crate::edits::apply`].
 async fn editor_write<P: Platform>(
-    _run: &RunContext<'_, P>,
-    _route: &Route,
+    run: &RunContext<'_, P>,
+    route: &Route,
     call: Call<'_>,
-    _args: &Map<String, Value>,
+    args: &Map<String, Value>,
 ) -> Result<ToolOutput, Cancelled> {
-    Ok(tool_failure(
-        "EDITOR_WRITES_UNAVAILABLE",
-        format!(
-            "{} cannot change the document in this version of the extension. Nothing was changed; \
-             show the proposed change to the user as text instead.",
-            call.name
-        ),
-    ))
+    crate::edits::apply::run_editor_write(run, route, call, args).await
 }
 
 /// The pretty arguments shown in an approval banner, bounded.

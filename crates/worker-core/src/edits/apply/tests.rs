@@ -1,0 +1,891 @@
+//! Editor writes in whole runs, through the worker's message router, against
+//! a page that behaves like the real one: it holds a document, answers the
+//! `edit` and `numbered` context reads, draws (and tracks) one overlay,
+//! applies changes only when the text, the editor token and the focused
+//! file are exactly the ones the proposal was computed for, and clears the
+//! overlay of the call that asks. Approval banners really wait: the clock
+//! holds every sleep of 100 s and more.
+
+use crate::fakes::network::{FakeChunk, FakeReply};
+use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
+use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError};
+use crate::router::Worker;
+use content_bridge::context::line_prefix;
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use protocol::constants::storage_keys;
+use protocol::edit_checkpoint::{TextChange, apply_text_changes};
+use protocol::js;
+use serde_json::{Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+
+const TAB: i64 = 17;
+const TAB_URL: &str = "https://typst.app/project/p1";
+const DOC: &str = "= Thesis\nWe cite @knuth here.\n\n== Method\nSome text.";
+
+// ----- the scripted browser -----
+
+/// Virtual time; sleeps of at least `hold_from` ms never end by themselves.
+struct HoldClock {
+    now: Cell<f64>,
+    ids: Cell<u64>,
+    hold_from: Cell<Option<u32>>,
+}
+
+impl Default for HoldClock {
+    fn default() -> Self {
+        HoldClock {
+            now: Cell::new(1_700_000_000_000.0),
+            ids: Cell::new(0),
+            hold_from: Cell::new(Some(100_000)),
+        }
+    }
+}
+
+impl Clock for HoldClock {
+    fn now_ms(&self) -> f64 {
+        self.now.get()
+    }
+    async fn sleep(&self, ms: u32) {
+        if self.hold_from.get().is_some_and(|hold| ms >= hold) {
+            std::future::pending::<()>().await;
+        }
+        self.now.set(self.now.get() + f64::from(ms));
+    }
+    fn uuid(&self) -> String {
+        self.ids.set(self.ids.get() + 1);
+        format!("00000000-0000-4000-8000-{:012x}", self.ids.get())
+    }
+}
+
+/// What the user does to the editor while a proposal is under review.
+type ShowHook = Box<dyn FnMut(&mut Editor)>;
+
+/// The typst.app editor: one document in one CodeMirror view.
+struct Editor {
+    doc: String,
+    file: String,
+    token: String,
+    /// The overlay on screen: `(runId, callId)`.
+    overlay: Option<(String, String)>,
+    on_show: Option<ShowHook>,
+}
+
+impl Default for Editor {
+    fn default() -> Self {
+        Editor {
+            doc: DOC.to_owned(),
+            file: "main.typ".into(),
+            token: "editor-1".into(),
+            overlay: None,
+            on_show: None,
+        }
+    }
+}
+
+fn file_value(path: &str) -> Value {
+    json!({"projectLabel": "Thesis", "relativePath": path, "basename": path,
+           "source": "header_breadcrumb", "confidence": "high"})
+}
+
+impl Editor {
+    fn context(&self, payload: &Value) -> Value {
+        let lines: Vec<&str> = self.doc.split('\n').collect();
+        let count = lines.len() as u64;
+        let mut answer = json!({
+            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
+            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
+            "docLength": js::utf16_len(&self.doc), "lineCount": count, "editorToken": self.token,
+            "workspace": {"files_panel_open": false, "active_editor_file": file_value(&self.file)},
+        });
+        if payload["projection"] == "numbered" {
+            // Only the one-character identity read is used here.
+            let first = format!(
+                "{}{}",
+                line_prefix(1, count),
+                lines.first().copied().unwrap_or_default()
+            );
+            answer["numberedDocument"] = json!(js::truncate_utf16(&first, 1));
+            answer["startLine"] = json!(1);
+            answer["endLine"] = json!(1);
+            answer["truncated"] = json!(true);
+        } else {
+            answer["fullText"] = json!(self.doc);
+            answer["truncated"] = json!(false);
+        }
+        answer
+    }
+
+    /// The main world's guard: file, then editor, then exact text.
+    fn guard(&self, payload: &Value) -> Result<Vec<TextChange>, Value> {
+        let stale = |reason: &str| {
+            json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
+                              "error": format!("The editor changed ({reason}) after this edit was prepared.")}})
+        };
+        let label = payload["expectedFileLabel"].as_str().unwrap_or_default();
+        if label != "Current Typst document" && label != self.file {
+            return Err(stale("file"));
+        }
+        if payload["expectedEditorToken"] != self.token.as_str() {
+            return Err(stale("editor"));
+        }
+        if payload["expectedText"] != self.doc.as_str() {
+            return Err(stale("document"));
+        }
+        serde_json::from_value(payload["changes"].clone())
+            .map_err(|_| json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad changes"}}))
+    }
+
+    fn show(&mut self, run_id: &str, payload: &Value) -> Value {
+        let changes = match self.guard(payload) {
+            Ok(changes) => changes,
+            Err(refusal) => return refusal,
+        };
+        let call_id = payload["callId"].as_str().unwrap_or_default().to_owned();
+        if self
+            .overlay
+            .as_ref()
+            .is_some_and(|(run, call)| run != run_id || *call != call_id)
+        {
+            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
+        }
+        self.overlay = Some((run_id.to_owned(), call_id));
+        let rows: Vec<&Value> = payload["preview"]["hunks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|hunk| hunk["rows"].as_array().into_iter().flatten())
+            .collect();
+        let inserted = rows.iter().filter(|row| row["kind"] == "insert").count();
+        let deleted = rows.iter().filter(|row| row["kind"] == "delete").count();
+        if let Some(mut hook) = self.on_show.take() {
+            hook(self);
+        }
+        json!({"result": {"ok": true, "shown": true, "presentation": "editor-diff-surface",
+                          "changes_previewed": changes.len(), "additions_rendered": inserted,
+                          "deletions_rendered": deleted, "truncated": false}})
+    }
+
+    fn apply(&mut self, run_id: &str, payload: &Value) -> Value {
+        let changes = match self.guard(payload) {
+            Ok(changes) => changes,
+            Err(refusal) => return refusal,
+        };
+        let call_id = payload["callId"].as_str().unwrap_or_default();
+        if self
+            .overlay
+            .as_ref()
+            .is_some_and(|(run, call)| run != run_id || call != call_id)
+        {
+            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
+        }
+        let Ok(next) = apply_text_changes(&self.doc, &changes) else {
+            return json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad ranges"}});
+        };
+        self.doc = next;
+        self.overlay = None;
+        json!({"result": {"ok": true, "edits_applied": changes.len(), "reviewed_diff": payload["reviewedDiff"]}})
+    }
+
+    fn clear(&mut self, run_id: &str, payload: &Value) -> Value {
+        let ours = self
+            .overlay
+            .as_ref()
+            .is_some_and(|(run, call)| run == run_id && payload["callId"] == call.as_str());
+        if ours {
+            self.overlay = None;
+        }
+        json!({"result": {"ok": true, "cleared": ours}})
+    }
+
+    fn answer(&mut self, message: &Value) -> Value {
+        let payload = &message["payload"];
+        let run_id = message["runId"].as_str().unwrap_or_default().to_owned();
+        match message["type"].as_str().unwrap_or_default() {
+            "PAGE_GET_PROBE" => json!({"editor": true, "selection": false, "typstCanvas": true,
+                                       "previewImage": false, "improvePanel": true}),
+            "PAGE_GET_CONTEXT" => self.context(payload),
+            "PAGE_SHOW_EDIT_PREVIEW" => self.show(&run_id, payload),
+            "PAGE_APPLY_EDIT" => self.apply(&run_id, payload),
+            "PAGE_CLEAR_EDIT_PREVIEW" => self.clear(&run_id, payload),
+            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
+            _ => json!({}),
+        }
+    }
+}
+
+#[derive(Default)]
+struct EditorPages {
+    editor: RefCell<Editor>,
+    sent: RefCell<Vec<Value>>,
+}
+
+impl Pages for EditorPages {
+    async fn send(&self, _tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+        self.sent.borrow_mut().push(message.clone());
+        let data = self.editor.borrow_mut().answer(&message);
+        Ok(Some(json!({
+            "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
+            "payload": {"ok": true, "data": data}
+        })))
+    }
+}
+
+struct EditPlatform {
+    browser: FakeBrowser,
+    clock: HoldClock,
+    pages: EditorPages,
+    network: FakeNetwork,
+}
+
+impl Platform for EditPlatform {
+    type Storage = MemoryStorage;
+    type Tabs = FakeBrowser;
+    type Scripting = FakeBrowser;
+    type Messenger = FakeBrowser;
+    type Clock = HoldClock;
+    type Pages = EditorPages;
+    type Network = FakeNetwork;
+
+    fn storage(&self) -> &MemoryStorage {
+        &self.browser.storage
+    }
+    fn tabs(&self) -> &FakeBrowser {
+        &self.browser
+    }
+    fn scripting(&self) -> &FakeBrowser {
+        &self.browser
+    }
+    fn messenger(&self) -> &FakeBrowser {
+        &self.browser
+    }
+    fn clock(&self) -> &HoldClock {
+        &self.clock
+    }
+    fn pages(&self) -> &EditorPages {
+        &self.pages
+    }
+    fn network(&self) -> &FakeNetwork {
+        &self.network
+    }
+}
+
+// ----- the model endpoint -----
+
+fn sse(deltas: &[Value]) -> FakeReply {
+    let mut chunks: Vec<FakeChunk> = deltas
+        .iter()
+        .map(|delta| FakeChunk::Data(format!("data: {}\n\n", json!({"choices": [{"delta": delta}]})).into_bytes()))
+        .collect();
+    chunks.push(FakeChunk::Data(b"data: [DONE]\n\n".to_vec()));
+    FakeReply {
+        status: 200,
+        headers: vec![("content-type".into(), "text/event-stream".into())],
+        chunks,
+    }
+}
+
+fn text(content: &str) -> FakeReply {
+    sse(&[json!({"content": content})])
+}
+
+fn calls(list: &[(&str, &str, Value)]) -> FakeReply {
+    let deltas: Vec<Value> = list
+        .iter()
+        .enumerate()
+        .map(|(index, (id, name, args))| {
+            json!({"tool_calls": [{"index": index, "id": id, "function": {"name": name, "arguments": args.to_string()}}]})
+        })
+        .collect();
+    sse(&deltas)
+}
+
+type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
+
+fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
+    let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
+    let name = body["model"].as_str().unwrap_or_default().to_owned();
+    scripts
+        .borrow_mut()
+        .get_mut(&name)
+        .and_then(VecDeque::pop_front)
+        .ok_or_else(|| NetworkError::Failed(format!("no scripted reply for {name}")))
+}
+
+// ----- the harness -----
+
+struct Harness {
+    pool: LocalPool,
+    worker: Rc<Worker<EditPlatform>>,
+    scripts: Scripts,
+    next: u32,
+}
+
+struct Pending(Rc<RefCell<Option<Value>>>);
+
+impl Pending {
+    fn data(&self) -> Value {
+        self.0
+            .borrow()
+            .as_ref()
+            .map(|a| a["payload"]["data"].clone())
+            .unwrap_or(Value::Null)
+    }
+    fn is_done(&self) -> bool {
+        self.0.borrow().is_some()
+    }
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let platform = EditPlatform {
+            browser: FakeBrowser::with_tabs(&[(TAB, TAB_URL)]),
+            clock: HoldClock::default(),
+            pages: EditorPages::default(),
+            network: FakeNetwork::default(),
+        };
+        let scripts: Scripts = Rc::default();
+        let model = scripts.clone();
+        platform
+            .network
+            .set_responder(move |request| next_reply(&model, request));
+        Harness {
+            pool: LocalPool::new(),
+            worker: Rc::new(Worker::new(platform)),
+            scripts,
+            next: 0,
+        }
+    }
+
+    fn platform(&self) -> &EditPlatform {
+        &self.worker.platform
+    }
+
+    fn editor(&self) -> std::cell::RefMut<'_, Editor> {
+        self.platform().pages.editor.borrow_mut()
+    }
+
+    fn script(&self, run_id: &str, replies: Vec<FakeReply>) {
+        self.scripts.borrow_mut().insert(run_id.to_owned(), replies.into());
+    }
+
+    fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
+        self.next += 1;
+        let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});
+        if let Some(run_id) = run_id {
+            message["runId"] = json!(run_id);
+        }
+        let slot = Rc::new(RefCell::new(None));
+        let (worker, out) = (self.worker.clone(), slot.clone());
+        self.pool
+            .spawner()
+            .spawn_local(async move {
+                let answer = worker.handle_message(&message).await;
+                *out.borrow_mut() = answer;
+            })
+            .expect("the task starts");
+        self.pool.run_until_stalled();
+        Pending(slot)
+    }
+
+    /// Reserves and starts a run whose model id is the run id.
+    fn start(&mut self, run_id: &str, session_id: &str, mode: &str) -> Pending {
+        let reserved = self.send(
+            "AI_RUN_RESERVE",
+            Some(run_id),
+            json!({"tabId": TAB, "projectId": "p1", "sessionId": session_id}),
+        );
+        assert_eq!(reserved.data()["reserved"], true, "{:?}", reserved.data());
+        self.send(
+            "AI_STREAM_START",
+            Some(run_id),
+            json!({
+                "tabId": TAB, "projectId": "p1", "sessionId": session_id,
+                "messages": [{"role": "user", "content": "Please edit"}],
+                "settings": {"editorApprovalMode": mode},
+                "modelConfig": {"apiBaseUrl": "https://model.test/v1", "apiKey": "key", "modelId": run_id},
+                "attachments": {}
+            }),
+        )
+    }
+
+    fn resolve(&mut self, run_id: &str, call_id: &str, action: &str) -> Value {
+        self.send(
+            "AI_TOOL_APPROVAL_RESOLVE",
+            Some(run_id),
+            json!({"callId": call_id, "action": action}),
+        )
+        .data()
+    }
+
+    fn events(&self, run_id: &str, kind: &str) -> Vec<Value> {
+        self.platform()
+            .browser
+            .broadcasts()
+            .into_iter()
+            .filter(|event| event["runId"] == run_id && event["type"] == kind)
+            .map(|event| event["payload"].clone())
+            .collect()
+    }
+
+    fn result(&self, run_id: &str, call_id: &str) -> Value {
+        self.events(run_id, "AI_TOOL_RESULT")
+            .into_iter()
+            .find(|payload| payload["callId"] == call_id)
+            .map(|payload| payload["result"].clone())
+            .unwrap_or(Value::Null)
+    }
+
+    fn page_sent(&self, kind: &str) -> Vec<Value> {
+        self.platform()
+            .pages
+            .sent
+            .borrow()
+            .iter()
+            .filter(|message| message["type"] == kind)
+            .cloned()
+            .collect()
+    }
+
+    fn stored(&self, key: &str) -> Value {
+        self.platform().browser.storage.value(key).unwrap_or(Value::Null)
+    }
+
+    fn checkpoints(&self) -> Vec<Value> {
+        self.stored(storage_keys::EDIT_CHECKPOINT_INDEX)["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    fn snapshots(&self) -> Vec<Value> {
+        self.stored(storage_keys::DOCUMENT_SNAPSHOT_INDEX)["entries"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+fn rename_title() -> Value {
+    json!({"search": "= Thesis", "replace": "= Dissertation"})
+}
+
+// ----- Ask mode -----
+
+#[test]
+fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    assert!(!run.is_done(), "the run waits for the review");
+    let banners = h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(banners.len(), 1);
+    assert_eq!(banners[0]["callId"], "e1");
+    assert_eq!(banners[0]["effect"], "editor-write");
+    assert_eq!(banners[0]["preview"]["fileLabel"], "main.typ");
+    assert_eq!(banners[0]["preview"]["additions"], 1);
+    assert_eq!(banners[0]["preview"]["deletions"], 1);
+    assert!(banners[0].get("previewNotice").is_none(), "the overlay was drawn");
+    assert_eq!(
+        h.editor().overlay,
+        Some(("run-1".to_owned(), "e1".to_owned())),
+        "the overlay is on screen during the review"
+    );
+    assert_eq!(h.editor().doc, DOC, "nothing changes before Apply");
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+
+    assert_eq!(h.resolve("run-1", "e1", "approve_once")["ok"], true);
+    assert_eq!(run.data(), json!({"ok": true, "runId": "run-1"}));
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+    assert_eq!(h.editor().overlay, None);
+    let applied = h.page_sent("PAGE_APPLY_EDIT");
+    assert_eq!(applied.len(), 1);
+    assert_eq!(applied[0]["payload"]["reviewedDiff"], true);
+    assert_eq!(applied[0]["payload"]["expectedText"], DOC);
+    assert_eq!(applied[0]["runId"], "run-1");
+
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], true);
+    assert_eq!(result["edits_applied"], 1);
+    assert_eq!(result["reviewed_diff"], true);
+    assert_eq!(result["editCheckpoint"]["status"], "applied");
+    assert_eq!(result["editCheckpoint"]["fileLabel"], "main.typ");
+    let id = result["editCheckpoint"]["id"].as_str().unwrap_or_default().to_owned();
+    assert!(id.starts_with("edit-"), "{id}");
+    let entries = h.checkpoints();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["id"], id.as_str());
+    assert_eq!(entries[0]["status"], "applied");
+    assert_eq!(
+        h.stored(&format!("{}{id}", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX))["beforeText"],
+        DOC,
+        "the pre-run copy is kept for Revert"
+    );
+    assert_eq!(
+        h.page_sent("PAGE_CLEAR_EDIT_PREVIEW").len(),
+        1,
+        "the overlay is cleared after Apply too"
+    );
+}
+
+#[test]
+fn ask_reject_leaves_the_document_and_clears_the_overlay() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Kept it.")],
+    );
+    let run = h.start("run-1", "s1", "");
+    assert!(h.editor().overlay.is_some(), "an empty mode means Ask");
+    h.resolve("run-1", "e1", "deny");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["code"], "TOOL_DENIED");
+    assert_eq!(h.editor().doc, DOC);
+    assert_eq!(h.editor().overlay, None);
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+    assert_eq!(h.page_sent("PAGE_CLEAR_EDIT_PREVIEW").len(), 1);
+    assert!(h.checkpoints().is_empty(), "nothing was staged");
+}
+
+#[test]
+fn a_review_that_times_out_is_a_denial() {
+    let mut h = Harness::new();
+    h.platform().clock.hold_from.set(None);
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("No answer.")],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["code"], "TOOL_DENIED");
+    assert_eq!(h.editor().doc, DOC);
+    assert_eq!(h.editor().overlay, None);
+}
+
+#[test]
+fn stop_during_the_review_clears_the_overlay_and_changes_nothing() {
+    let mut h = Harness::new();
+    h.script("run-1", vec![calls(&[("e1", "search_replace", rename_title())])]);
+    let run = h.start("run-1", "s1", "ask");
+    assert!(h.editor().overlay.is_some());
+    h.send("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(run.data()["cancelled"], true);
+    assert_eq!(h.editor().overlay, None);
+    assert_eq!(h.editor().doc, DOC);
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+    assert!(h.events("run-1", "AI_STREAM_DONE").is_empty());
+}
+
+#[test]
+fn typing_between_proposal_and_apply_fails_closed() {
+    let mut h = Harness::new();
+    h.editor().on_show = Some(Box::new(|editor: &mut Editor| {
+        editor.doc.push_str("\nTyped by the user.")
+    }));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("It changed.")],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], false);
+    assert_eq!(result["code"], "STALE_EDIT_PREVIEW");
+    assert_eq!(result["staleReason"], "document");
+    assert_eq!(
+        h.editor().doc,
+        format!("{DOC}\nTyped by the user."),
+        "only the user's typing"
+    );
+    assert_eq!(h.editor().overlay, None, "a stale proposal is cleared too");
+    assert!(h.checkpoints().is_empty(), "the preparation was rolled back");
+}
+
+// ----- Auto approve -----
+
+#[test]
+fn auto_approve_applies_without_a_review() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![
+            calls(&[(
+                "e1",
+                "replace_lines",
+                json!({"start_line": 5, "end_line": 5, "new_content": "More text."}),
+            )]),
+            text("Done."),
+        ],
+    );
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    assert!(h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
+    assert_eq!(h.editor().doc, DOC.replace("Some text.", "More text."));
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["reviewed_diff"], false);
+    assert_eq!(result["editCheckpoint"]["status"], "applied");
+    assert_eq!(h.page_sent("PAGE_APPLY_EDIT")[0]["payload"]["reviewedDiff"], false);
+}
+
+#[test]
+fn a_change_that_changes_nothing_needs_no_review_and_no_write() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![
+            calls(&[("e1", "search_replace", json!({"search": "Method", "replace": "Method"}))]),
+            text("Nothing to do."),
+        ],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1"), json!({"ok": true, "no_changes": true}));
+    assert!(h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+}
+
+#[test]
+fn a_checkpoint_that_cannot_be_staged_keeps_the_edit_off_the_page() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Could not.")],
+    );
+    h.platform().browser.storage.fail_writes("QUOTA_BYTES quota exceeded");
+    let run = h.start("run-1", "s1", "auto");
+    assert!(run.is_done());
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], false);
+    assert_eq!(result["code"], "STORAGE_QUOTA_EXCEEDED");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("The change was not applied because a safe revert point")),
+        "{result}"
+    );
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty(), "nothing was sent");
+    assert_eq!(h.editor().doc, DOC);
+}
+
+#[test]
+fn writes_of_one_run_share_one_checkpoint_and_stay_on_its_file() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![
+            calls(&[
+                ("e1", "search_replace", rename_title()),
+                (
+                    "e2",
+                    "search_replace",
+                    json!({"search": "Some text.", "replace": "Other text."}),
+                ),
+            ]),
+            calls(&[(
+                "e3",
+                "search_replace",
+                json!({"search": "@knuth", "replace": "@lamport"}),
+            )]),
+            text("Three edits."),
+        ],
+    );
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    let ids: Vec<Value> = ["e1", "e2", "e3"]
+        .iter()
+        .map(|id| h.result("run-1", id)["editCheckpoint"]["id"].clone())
+        .collect();
+    assert!(ids.iter().all(|id| *id == ids[0] && id.is_string()), "{ids:?}");
+    let entries = h.checkpoints();
+    assert_eq!(entries.len(), 1);
+    let body = h.stored(&format!(
+        "{}{}",
+        storage_keys::EDIT_CHECKPOINT_BODY_PREFIX,
+        ids[0].as_str().unwrap_or_default()
+    ));
+    assert_eq!(body["beforeText"], DOC, "the copy from before the first write");
+    assert_eq!(
+        entries[0]["afterHash"],
+        protocol::edit_checkpoint::sha256_text(&h.editor().doc),
+        "the final state is the document now"
+    );
+
+    // The next run of the chat gets its own checkpoint.
+    h.script(
+        "run-2",
+        vec![
+            calls(&[(
+                "f1",
+                "search_replace",
+                json!({"search": "@lamport", "replace": "@dijkstra"}),
+            )]),
+            calls(&[(
+                "f2",
+                "search_replace",
+                json!({"search": "Method", "replace": "Approach"}),
+            )]),
+            text("Tried."),
+        ],
+    );
+    let second = h.start("run-2", "s1", "auto");
+    assert_eq!(second.data()["ok"], true);
+    assert_eq!(h.result("run-2", "f1")["ok"], true);
+    assert_eq!(h.checkpoints().len(), 2);
+    assert_ne!(h.result("run-2", "f1")["editCheckpoint"]["id"], ids[0]);
+    assert_eq!(
+        h.result("run-2", "f2")["editCheckpoint"]["id"],
+        h.result("run-2", "f1")["editCheckpoint"]["id"]
+    );
+}
+
+#[test]
+fn a_run_that_meets_another_editor_instance_refuses_to_write() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![
+            calls(&[("e1", "search_replace", rename_title())]),
+            calls(&[(
+                "e2",
+                "search_replace",
+                json!({"search": "Method", "replace": "Approach"}),
+            )]),
+            text("Tried."),
+        ],
+    );
+    // The user reopens the file between the two rounds: a new editor view.
+    let network_scripts = h.scripts.clone();
+    let worker = h.worker.clone();
+    let calls_seen = Rc::new(Cell::new(0));
+    let seen = calls_seen.clone();
+    h.platform().network.set_responder(move |request| {
+        seen.set(seen.get() + 1);
+        if seen.get() == 2 {
+            worker.platform.pages.editor.borrow_mut().token = "editor-2".into();
+        }
+        next_reply(&network_scripts, request)
+    });
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["ok"], true);
+    assert_eq!(h.result("run-1", "e2")["code"], "EDIT_CHECKPOINT_CONFLICT");
+    assert!(
+        h.editor().doc.contains("== Method"),
+        "the second write never reached the page"
+    );
+}
+
+// ----- automatic snapshots -----
+
+#[test]
+fn a_complete_run_leaves_one_automatic_snapshot_of_the_document() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    let done = h.events("run-1", "AI_STREAM_DONE");
+    assert_eq!(done.len(), 1);
+    let snapshot = &done[0]["snapshot"];
+    assert_eq!(snapshot["kind"], "automatic");
+    assert_eq!(snapshot["fileLabel"], "main.typ");
+    let entries = h.snapshots();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["sessionId"], "s1");
+    let body = h.stored(&format!(
+        "{}{}",
+        storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX,
+        entries[0]["id"].as_str().unwrap_or_default()
+    ));
+    assert_eq!(body["text"], h.editor().doc.as_str(), "the document after the run");
+
+    // The next complete run of the chat replaces it.
+    h.script("run-2", vec![text("Just talking.")]);
+    h.editor().doc.push_str("\nTyped later.");
+    let second = h.start("run-2", "s1", "auto");
+    assert_eq!(second.data()["ok"], true);
+    let entries = h.snapshots();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["runId"], "run-2");
+}
+
+#[test]
+fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
+    let mut h = Harness::new();
+    h.script("run-1", vec![text("First answer.")]);
+    assert_eq!(h.start("run-1", "s1", "auto").data()["ok"], true);
+    assert_eq!(h.snapshots().len(), 1);
+
+    // A failing run: the model endpoint has no reply. The document did not
+    // change, so the snapshot stays.
+    let failed = h.start("run-2", "s1", "auto");
+    assert_eq!(failed.data()["ok"], false);
+    assert!(h.events("run-2", "AI_STREAM_DONE").is_empty());
+    assert_eq!(h.snapshots().len(), 1);
+    assert_eq!(h.snapshots()[0]["runId"], "run-1");
+
+    // The user types while the model is asked, and the model fails: the
+    // end of the failed run finds the snapshot stale and removes it.
+    let worker = h.worker.clone();
+    h.platform().network.set_responder(move |_| {
+        worker
+            .platform
+            .pages
+            .editor
+            .borrow_mut()
+            .doc
+            .push_str("\nTyped during the run.");
+        Err(NetworkError::Failed("offline".into()))
+    });
+    let typed = h.start("run-typed", "s1", "auto");
+    assert_eq!(typed.data()["ok"], false);
+    assert!(h.snapshots().is_empty(), "the failed run dropped the stale snapshot");
+    let scripts = h.scripts.clone();
+    h.platform()
+        .network
+        .set_responder(move |request| next_reply(&scripts, request));
+    h.script("run-again", vec![text("Again.")]);
+    assert_eq!(h.start("run-again", "s1", "auto").data()["ok"], true);
+    assert_eq!(h.snapshots().len(), 1);
+
+    // A run that edits and is then stopped: the snapshot no longer matches
+    // the document and is removed; the stopped run leaves none.
+    h.script("run-3", vec![calls(&[("e1", "search_replace", rename_title())])]);
+    h.editor().doc.push_str("\nThe user typed this.");
+    let stopped = h.start("run-3", "s1", "ask");
+    assert!(h.snapshots().is_empty(), "the run start saw the divergence");
+    h.send("AI_STREAM_CANCEL", Some("run-3"), json!({}));
+    assert_eq!(stopped.data()["cancelled"], true);
+    assert!(h.snapshots().is_empty());
+}
+
+#[test]
+fn a_snapshot_that_cannot_be_saved_becomes_a_warning() {
+    let mut h = Harness::new();
+    h.editor().doc = "x".repeat(10);
+    h.platform().browser.storage.put(
+        storage_keys::DOCUMENT_SNAPSHOT_INDEX,
+        json!({"version": 1, "entries": "broken"}),
+    );
+    h.script("run-1", vec![text("Answer.")]);
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    let done = h.events("run-1", "AI_STREAM_DONE");
+    let warning = done[0]["snapshotWarning"].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("The response completed, but its document snapshot was not saved: "),
+        "{warning}"
+    );
+    assert!(js::utf16_len(warning) <= 500);
+    assert!(done[0].get("snapshot").is_none());
+}

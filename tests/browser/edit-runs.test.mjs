@@ -1,0 +1,290 @@
+// Editor writes inside agent runs, driven from the control page through the
+// worker's run messages (as the side panel drives them), on the typst.app
+// stand-in with a real CodeMirror: Ask mode with Apply (the document changes
+// exactly, the receipt says the diff was reviewed) and Reject (nothing
+// changes); Auto approve; the user typing between the proposal and Apply
+// (fails closed, no change); the overlay present during the review and gone
+// after every terminal path (Apply, Reject, stale, Stop); two responses with
+// edits and a Revert of the older one (the cascade restores the original);
+// the automatic snapshot of a completed run and its restore with the rescue
+// copy.
+
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
+import { poll } from './harness.mjs';
+import { forEachBuild } from './suite.mjs';
+
+const LAYER = '#typst-side-agent-inline-diff-rows';
+
+const FIXTURE_FILE = {
+  projectLabel: 'Harness Thesis',
+  relativePath: 'main.typ',
+  basename: 'main.typ',
+  source: 'header_breadcrumb',
+  confidence: 'high'
+};
+
+const TERMINAL = ['AI_STREAM_DONE', 'AI_STREAM_CANCELLED', 'AI_STREAM_ERROR'];
+
+async function listen(h) {
+  await h.control.evaluate(() => {
+    if (globalThis.__runEvents) return;
+    globalThis.__runEvents = [];
+    chrome.runtime.onMessage.addListener(message => {
+      if (message && typeof message.runId === 'string' && !message.requestId) globalThis.__runEvents.push(message);
+    });
+  });
+}
+
+function events(h, runId) {
+  return h.control.evaluate(id => globalThis.__runEvents.filter(event => event.runId === id), runId);
+}
+
+async function eventOf(h, runId, type) {
+  return poll(async () => (await events(h, runId)).find(event => event.type === type),
+    { timeout: 30_000, message: `${type} of ${runId}` });
+}
+
+async function toolResult(h, runId, callId) {
+  const found = (await events(h, runId)).find(event => event.type === 'AI_TOOL_RESULT' && event.payload.callId === callId);
+  return found?.payload.result;
+}
+
+async function chat(h, projectId, text) {
+  const session = await h.request('SESSION_CREATE', { projectId });
+  const messages = [{ role: 'user', content: text, activeEditorFile: FIXTURE_FILE }];
+  await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
+  return { sessionId: session.id, messages };
+}
+
+/** Reserves and starts a run; resolves with the start's answer when the run ends. */
+async function startRun(h, { runId, tabId, projectId, sessionId, messages, model, mode }) {
+  const identity = { tabId, projectId, sessionId };
+  const reserved = await h.request('AI_RUN_RESERVE', identity, { runId });
+  assert.equal(reserved.reserved, true);
+  return h.send('AI_STREAM_START', {
+    ...identity,
+    messages,
+    settings: { maxHistoryMessages: 40, editorApprovalMode: mode },
+    modelConfig: { id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model },
+    attachments: {},
+    activeEditorFile: FIXTURE_FILE
+  }, { runId }).then(response => {
+    assert.equal(response?.type, 'PROTOCOL_RESPONSE');
+    assert.equal(response.payload.ok, true, JSON.stringify(response.payload));
+    return response.payload.data;
+  });
+}
+
+function text(page) {
+  return page.evaluate(() => window.__typstFixture.text());
+}
+
+function setText(page, value) {
+  return page.evaluate(next => window.__typstFixture.setText(next), value);
+}
+
+function overlayShown(page) {
+  return page.evaluate(selector => Boolean(document.querySelector(selector)), LAYER);
+}
+
+async function typeInEditor(page, offset, typed) {
+  await page.bringToFront();
+  await page.evaluate(at => window.__typstFixture.select(at, at), offset);
+  await page.keyboard.type(typed);
+}
+
+/**
+ * The model's script: the first request of a model id answers with the
+ * given edit calls, the one after the tool results with a sentence.
+ */
+function editScript(plans) {
+  return body => {
+    const plan = plans[body.model];
+    if (!plan) return [step.content('unexpected'), step.finish('stop')];
+    if (!body.messages.some(message => message.role === 'tool')) {
+      return [
+        ...plan.map((call, index) => step.toolCall({ index, id: call.id, name: call.name, arguments: JSON.stringify(call.args) })),
+        step.finish('tool_calls')
+      ];
+    }
+    return [step.content('Done.'), step.finish('stop')];
+  };
+}
+
+const RENAME = { search: '= Harness Thesis', replace: '= Harness Dissertation' };
+
+forEachBuild('edits in agent runs', get => {
+  const endpoint = new ModelEndpoint();
+  let tab = null;
+  let projectId = null;
+  let original = null;
+
+  it('opens the fixture project', async () => {
+    const h = get();
+    h.useModelEndpoint(endpoint);
+    await listen(h);
+    tab = await h.openFixtureTab({ cm: 'latest' });
+    projectId = new URL(tab.url).pathname.split('/').pop();
+    await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: tab.tabId, projection: 'identity' }))?.payload?.ok === true,
+      { timeout: 45_000, message: 'the page bridge answers' });
+    original = await text(tab.page);
+  });
+
+  it('Ask: the proposal is drawn and reviewed, and Apply changes the document exactly', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({ 'ask-apply': [{ id: 'edit-apply', name: 'search_replace', args: RENAME }] }));
+    const { sessionId, messages } = await chat(h, projectId, 'Rename the thesis');
+    const run = startRun(h, { runId: 'run-ask-apply', tabId: tab.tabId, projectId, sessionId, messages, model: 'ask-apply', mode: 'ask' });
+    const banner = await eventOf(h, 'run-ask-apply', 'AI_TOOL_APPROVAL_REQUIRED');
+    assert.equal(banner.payload.callId, 'edit-apply');
+    assert.equal(banner.payload.effect, 'editor-write');
+    assert.equal(banner.payload.preview.fileLabel, 'main.typ');
+    assert.equal(banner.payload.preview.additions, 1);
+    assert.equal(banner.payload.preview.deletions, 1);
+    assert.equal(await overlayShown(tab.page), true, 'the overlay is drawn during the review');
+    assert.equal(await text(tab.page), original, 'nothing changes before Apply');
+
+    const wrong = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId: 'run-other' });
+    assert.deepEqual(wrong, { ok: false });
+    const resolved = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId: 'run-ask-apply' });
+    assert.deepEqual(resolved, { ok: true });
+    assert.deepEqual(await run, { ok: true, runId: 'run-ask-apply' });
+    assert.equal(await text(tab.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
+    assert.equal(await overlayShown(tab.page), false, 'the overlay is gone after Apply');
+
+    const result = await toolResult(h, 'run-ask-apply', 'edit-apply');
+    assert.equal(result.ok, true, JSON.stringify(result));
+    assert.equal(result.reviewed_diff, true);
+    assert.equal(result.edits_applied, 1);
+    assert.equal(result.editCheckpoint.status, 'applied');
+    assert.equal(result.editCheckpoint.fileLabel, 'main.typ');
+    assert.match(result.editCheckpoint.id, /^edit-/);
+    const done = await eventOf(h, 'run-ask-apply', 'AI_STREAM_DONE');
+    assert.equal(done.payload.snapshot?.kind, 'automatic', JSON.stringify(done.payload));
+  });
+
+  it('Ask: Reject leaves the document untouched and removes the overlay', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({ 'ask-reject': [{ id: 'edit-reject', name: 'search_replace', args: RENAME }] }));
+    const { sessionId, messages } = await chat(h, projectId, 'Rename it, maybe');
+    const run = startRun(h, { runId: 'run-ask-reject', tabId: tab.tabId, projectId, sessionId, messages, model: 'ask-reject', mode: 'ask' });
+    await eventOf(h, 'run-ask-reject', 'AI_TOOL_APPROVAL_REQUIRED');
+    assert.equal(await overlayShown(tab.page), true);
+    await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-reject', action: 'deny' }, { runId: 'run-ask-reject' });
+    assert.deepEqual(await run, { ok: true, runId: 'run-ask-reject' });
+    assert.equal((await toolResult(h, 'run-ask-reject', 'edit-reject')).code, 'TOOL_DENIED');
+    assert.equal(await text(tab.page), original);
+    assert.equal(await overlayShown(tab.page), false);
+  });
+
+  it('Auto approve applies without a review', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({
+      'auto-apply': [{ id: 'edit-auto', name: 'replace_lines', args: { start_line: 9, end_line: 9, new_content: '#lorem(30)' } }]
+    }));
+    const { sessionId, messages } = await chat(h, projectId, 'Longer filler');
+    const answer = await startRun(h, { runId: 'run-auto', tabId: tab.tabId, projectId, sessionId, messages, model: 'auto-apply', mode: 'auto' });
+    assert.deepEqual(answer, { ok: true, runId: 'run-auto' });
+    const types = (await events(h, 'run-auto')).map(event => event.type);
+    assert.equal(types.includes('AI_TOOL_APPROVAL_REQUIRED'), false);
+    assert.equal(await text(tab.page), original.replace('#lorem(20)', '#lorem(30)'));
+    const result = await toolResult(h, 'run-auto', 'edit-auto');
+    assert.equal(result.reviewed_diff, false, JSON.stringify(result));
+    assert.equal(result.editCheckpoint.status, 'applied');
+    assert.equal(await overlayShown(tab.page), false);
+  });
+
+  it('typing in the editor between the proposal and Apply fails closed', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({ 'ask-stale': [{ id: 'edit-stale', name: 'search_replace', args: RENAME }] }));
+    const { sessionId, messages } = await chat(h, projectId, 'Rename while I type');
+    const run = startRun(h, { runId: 'run-stale', tabId: tab.tabId, projectId, sessionId, messages, model: 'ask-stale', mode: 'ask' });
+    await eventOf(h, 'run-stale', 'AI_TOOL_APPROVAL_REQUIRED');
+    await typeInEditor(tab.page, 0, 'Y');
+    await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-stale', action: 'approve_once' }, { runId: 'run-stale' });
+    assert.deepEqual(await run, { ok: true, runId: 'run-stale' });
+    const result = await toolResult(h, 'run-stale', 'edit-stale');
+    assert.deepEqual([result.ok, result.code, result.staleReason], [false, 'STALE_EDIT_PREVIEW', 'document']);
+    assert.equal(await text(tab.page), `Y${original}`, 'only what the user typed');
+    assert.equal(await overlayShown(tab.page), false, 'a stale proposal is removed too');
+  });
+
+  it('Stop during the review removes the overlay and changes nothing', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({ 'ask-stop': [{ id: 'edit-stop', name: 'search_replace', args: RENAME }] }));
+    const { sessionId, messages } = await chat(h, projectId, 'Rename, then I stop');
+    const run = startRun(h, { runId: 'run-stop', tabId: tab.tabId, projectId, sessionId, messages, model: 'ask-stop', mode: 'ask' });
+    await eventOf(h, 'run-stop', 'AI_TOOL_APPROVAL_REQUIRED');
+    assert.equal(await overlayShown(tab.page), true);
+    await h.request('AI_STREAM_CANCEL', {}, { runId: 'run-stop' });
+    assert.deepEqual(await run, { ok: true, cancelled: true, runId: 'run-stop' });
+    await poll(async () => !(await overlayShown(tab.page)), { message: 'the overlay is removed after Stop' });
+    assert.equal(await text(tab.page), original);
+    const terminal = (await events(h, 'run-stop')).filter(event => TERMINAL.includes(event.type));
+    assert.deepEqual(terminal.map(event => event.type), ['AI_STREAM_CANCELLED']);
+  });
+
+  it('two responses with edits: reverting the older one restores the original text', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({
+      'revert-first': [{ id: 'edit-first', name: 'search_replace', args: RENAME }],
+      'revert-second': [{ id: 'edit-second', name: 'search_replace', args: { search: '== Method', replace: '== Approach' } }]
+    }));
+    const { sessionId, messages } = await chat(h, projectId, 'Two edits');
+    const first = await startRun(h, { runId: 'run-rev-1', tabId: tab.tabId, projectId, sessionId, messages, model: 'revert-first', mode: 'auto' });
+    assert.equal(first.ok, true);
+    const second = await startRun(h, { runId: 'run-rev-2', tabId: tab.tabId, projectId, sessionId, messages, model: 'revert-second', mode: 'auto' });
+    assert.equal(second.ok, true);
+    const edited = original.replace('= Harness Thesis', '= Harness Dissertation').replace('== Method', '== Approach');
+    assert.equal(await text(tab.page), edited);
+    const older = (await toolResult(h, 'run-rev-1', 'edit-first')).editCheckpoint.id;
+    const newer = (await toolResult(h, 'run-rev-2', 'edit-second')).editCheckpoint.id;
+    assert.notEqual(older, newer);
+
+    const reverted = await h.send('EDIT_CHECKPOINT_REVERT', { checkpointId: older, tabId: tab.tabId, projectId, sessionId });
+    assert.equal(reverted?.payload?.ok, true, JSON.stringify(reverted?.payload));
+    const data = reverted.payload.data;
+    assert.equal(data.revertedCount, 2, JSON.stringify(data));
+    assert.deepEqual(data.checkpoints.map(checkpoint => [checkpoint.id, checkpoint.status]),
+      [[newer, 'reverted'], [older, 'reverted']]);
+    assert.equal(await text(tab.page), original, 'both responses were undone, newest first');
+  });
+
+  it('a completed run leaves a snapshot; restoring it saves a rescue copy of the current text first', async () => {
+    const h = get();
+    await setText(tab.page, original);
+    endpoint.setScript(editScript({ 'snapshot-run': [{ id: 'edit-snap', name: 'search_replace', args: RENAME }] }));
+    const { sessionId, messages } = await chat(h, projectId, 'Edit and keep a snapshot');
+    const answer = await startRun(h, { runId: 'run-snap', tabId: tab.tabId, projectId, sessionId, messages, model: 'snapshot-run', mode: 'auto' });
+    assert.equal(answer.ok, true);
+    const done = await eventOf(h, 'run-snap', 'AI_STREAM_DONE');
+    const snapshot = done.payload.snapshot;
+    assert.equal(snapshot?.kind, 'automatic', JSON.stringify(done.payload));
+    const afterRun = await text(tab.page);
+
+    // The user rewrites the document; the snapshot restores the run's result.
+    await setText(tab.page, 'A different document.');
+    const scope = { tabId: tab.tabId, projectId, sessionId };
+    const listed = await h.request('DOCUMENT_SNAPSHOT_LIST', scope);
+    assert.deepEqual(listed.snapshots.map(entry => entry.id), [snapshot.id]);
+    const restored = await h.send('DOCUMENT_SNAPSHOT_RESTORE', { snapshotId: snapshot.id, ...scope });
+    assert.equal(restored?.payload?.ok, true, JSON.stringify(restored?.payload));
+    assert.equal(restored.payload.data.rescueSnapshot.kind, 'rescue');
+    assert.equal(await text(tab.page), afterRun);
+    const after = await h.request('DOCUMENT_SNAPSHOT_LIST', scope);
+    const rescue = after.snapshots.find(entry => entry.kind === 'rescue');
+    assert.ok(rescue, JSON.stringify(after));
+    const back = await h.send('DOCUMENT_SNAPSHOT_RESTORE', { snapshotId: rescue.id, ...scope });
+    assert.equal(back?.payload?.ok, true, JSON.stringify(back?.payload));
+    assert.equal(await text(tab.page), 'A different document.', 'the rescue copy holds what was replaced');
+    await setText(tab.page, original);
+  });
+});
