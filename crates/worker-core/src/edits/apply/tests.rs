@@ -8,7 +8,7 @@
 
 use crate::fakes::network::{FakeChunk, FakeReply};
 use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
-use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError};
+use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
 use crate::router::Worker;
 use content_bridge::context::line_prefix;
 use futures::executor::LocalPool;
@@ -71,6 +71,13 @@ struct Editor {
     /// The overlay on screen: `(runId, callId)`.
     overlay: Option<(String, String)>,
     on_show: Option<ShowHook>,
+    /// Runs once when an apply arrives, before the guard.
+    on_apply: Option<ShowHook>,
+    /// While positive, the breadcrumb shows another file; each context read
+    /// uses one up.
+    away: u32,
+    /// The page cannot draw overlays (a drawing failure on the page).
+    cannot_draw: bool,
 }
 
 impl Default for Editor {
@@ -81,6 +88,9 @@ impl Default for Editor {
             token: "editor-1".into(),
             overlay: None,
             on_show: None,
+            on_apply: None,
+            away: 0,
+            cannot_draw: false,
         }
     }
 }
@@ -91,14 +101,20 @@ fn file_value(path: &str) -> Value {
 }
 
 impl Editor {
-    fn context(&self, payload: &Value) -> Value {
+    fn shown_file(&self) -> &str {
+        if self.away > 0 { "notes.typ" } else { &self.file }
+    }
+
+    fn context(&mut self, payload: &Value) -> Value {
+        let file = self.shown_file().to_owned();
+        self.away = self.away.saturating_sub(1);
         let lines: Vec<&str> = self.doc.split('\n').collect();
         let count = lines.len() as u64;
         let mut answer = json!({
             "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
             "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
             "docLength": js::utf16_len(&self.doc), "lineCount": count, "editorToken": self.token,
-            "workspace": {"files_panel_open": false, "active_editor_file": file_value(&self.file)},
+            "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
         });
         if payload["projection"] == "numbered" {
             // Only the one-character identity read is used here.
@@ -125,7 +141,7 @@ impl Editor {
                               "error": format!("The editor changed ({reason}) after this edit was prepared.")}})
         };
         let label = payload["expectedFileLabel"].as_str().unwrap_or_default();
-        if label != "Current Typst document" && label != self.file {
+        if label != "Current Typst document" && label != self.shown_file() {
             return Err(stale("file"));
         }
         if payload["expectedEditorToken"] != self.token.as_str() {
@@ -151,6 +167,10 @@ impl Editor {
         {
             return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
         }
+        if self.cannot_draw {
+            return json!({"result": {"ok": true, "shown": false,
+                                     "warning": "Inline editor preview is unavailable: no scroller."}});
+        }
         self.overlay = Some((run_id.to_owned(), call_id));
         let rows: Vec<&Value> = payload["preview"]["hunks"]
             .as_array()
@@ -169,6 +189,9 @@ impl Editor {
     }
 
     fn apply(&mut self, run_id: &str, payload: &Value) -> Value {
+        if let Some(mut hook) = self.on_apply.take() {
+            hook(self);
+        }
         let changes = match self.guard(payload) {
             Ok(changes) => changes,
             Err(refusal) => return refusal,
@@ -220,12 +243,18 @@ impl Editor {
 struct EditorPages {
     editor: RefCell<Editor>,
     sent: RefCell<Vec<Value>>,
+    storage: Rc<MemoryStorage>,
+    /// Storage writes fail from the first successful apply on.
+    fail_storage_after_apply: Cell<bool>,
 }
 
 impl Pages for EditorPages {
     async fn send(&self, _tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
         self.sent.borrow_mut().push(message.clone());
         let data = self.editor.borrow_mut().answer(&message);
+        if message["type"] == "PAGE_APPLY_EDIT" && data["result"]["ok"] == true && self.fail_storage_after_apply.get() {
+            self.storage.fail_writes("QUOTA_BYTES quota exceeded");
+        }
         Ok(Some(json!({
             "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
             "payload": {"ok": true, "data": data}
@@ -233,8 +262,37 @@ impl Pages for EditorPages {
     }
 }
 
+/// Tabs whose URLs a test can change (the user navigating).
+#[derive(Default)]
+struct EditTabs {
+    urls: RefCell<HashMap<i64, String>>,
+}
+
+impl Tabs for EditTabs {
+    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
+        Ok(Vec::new())
+    }
+    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
+        Ok(None)
+    }
+    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
+        let url = self.urls.borrow().get(&tab_id).cloned();
+        url.map(|url| Tab {
+            id: Some(tab_id),
+            window_id: Some(1),
+            url,
+        })
+        .ok_or_else(|| PlatformError(format!("No tab with id: {tab_id}.")))
+    }
+    async fn set_side_panel_enabled(&self, _tab_id: i64, _enabled: bool) -> Result<(), PlatformError> {
+        Ok(())
+    }
+}
+
 struct EditPlatform {
     browser: FakeBrowser,
+    tabs: EditTabs,
+    storage: Rc<MemoryStorage>,
     clock: HoldClock,
     pages: EditorPages,
     network: FakeNetwork,
@@ -242,7 +300,7 @@ struct EditPlatform {
 
 impl Platform for EditPlatform {
     type Storage = MemoryStorage;
-    type Tabs = FakeBrowser;
+    type Tabs = EditTabs;
     type Scripting = FakeBrowser;
     type Messenger = FakeBrowser;
     type Clock = HoldClock;
@@ -250,10 +308,10 @@ impl Platform for EditPlatform {
     type Network = FakeNetwork;
 
     fn storage(&self) -> &MemoryStorage {
-        &self.browser.storage
+        &self.storage
     }
-    fn tabs(&self) -> &FakeBrowser {
-        &self.browser
+    fn tabs(&self) -> &EditTabs {
+        &self.tabs
     }
     fn scripting(&self) -> &FakeBrowser {
         &self.browser
@@ -340,12 +398,19 @@ impl Pending {
 
 impl Harness {
     fn new() -> Harness {
+        let storage = Rc::new(MemoryStorage::default());
         let platform = EditPlatform {
-            browser: FakeBrowser::with_tabs(&[(TAB, TAB_URL)]),
+            browser: FakeBrowser::default(),
+            tabs: EditTabs::default(),
+            storage: storage.clone(),
             clock: HoldClock::default(),
-            pages: EditorPages::default(),
+            pages: EditorPages {
+                storage,
+                ..EditorPages::default()
+            },
             network: FakeNetwork::default(),
         };
+        platform.tabs.urls.borrow_mut().insert(TAB, TAB_URL.to_owned());
         let scripts: Scripts = Rc::default();
         let model = scripts.clone();
         platform
@@ -450,7 +515,7 @@ impl Harness {
     }
 
     fn stored(&self, key: &str) -> Value {
-        self.platform().browser.storage.value(key).unwrap_or(Value::Null)
+        self.platform().storage.value(key).unwrap_or(Value::Null)
     }
 
     fn checkpoints(&self) -> Vec<Value> {
@@ -607,6 +672,113 @@ fn typing_between_proposal_and_apply_fails_closed() {
     assert!(h.checkpoints().is_empty(), "the preparation was rolled back");
 }
 
+#[test]
+fn a_tab_that_navigated_during_the_review_gets_no_write() {
+    let mut h = Harness::new();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Moved.")],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    assert!(h.editor().overlay.is_some());
+    h.platform()
+        .tabs
+        .urls
+        .borrow_mut()
+        .insert(TAB, "https://typst.app/project/other".into());
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["code"], "STALE_RUN_TAB");
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+    assert_eq!(
+        h.page_sent("PAGE_CLEAR_EDIT_PREVIEW").len(),
+        1,
+        "the overlay is still cleared"
+    );
+    assert_eq!(h.editor().doc, DOC);
+    let done = h.events("run-1", "AI_STREAM_DONE");
+    assert!(
+        done[0]["snapshotWarning"]
+            .as_str()
+            .is_some_and(|w| w.contains("navigated")),
+        "no snapshot is taken from another page: {done:?}"
+    );
+    assert!(h.snapshots().is_empty());
+}
+
+#[test]
+fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
+    let mut h = Harness::new();
+    h.editor().cannot_draw = true;
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    let banners = h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(
+        banners[0]["previewNotice"],
+        "Inline editor preview is unavailable: no scroller."
+    );
+    assert_eq!(banners[0]["preview"]["additions"], 1, "the panel's diff is complete");
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["reviewed_diff"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
+fn another_file_focused_at_apply_time_waits_for_the_file_and_retries() {
+    let mut h = Harness::new();
+    // When the apply arrives the user is on notes.typ; the next context read
+    // still shows it (a banner), the one after shows main.typ again.
+    h.editor().on_apply = Some(Box::new(|editor: &mut Editor| editor.away = 1));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start("run-1", "s1", "auto");
+    assert_eq!(run.data()["ok"], true);
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(h.page_sent("PAGE_APPLY_EDIT").len(), 2, "refused once, then applied");
+    let waiting = h.events("run-1", "AI_TOOL_PREFLIGHT_WAITING");
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0]["missing"], json!(["open file: main.typ"]));
+    assert_eq!(h.events("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+    let entries = h.checkpoints();
+    assert_eq!(entries.len(), 1, "the rolled-back preparation was staged again once");
+    assert_eq!(entries[0]["status"], "applied");
+}
+
+#[test]
+fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
+    let mut h = Harness::new();
+    h.platform().pages.fail_storage_after_apply.set(true);
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start("run-1", "s1", "auto");
+    assert!(run.is_done());
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], true);
+    assert!(
+        result["warning"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("The change was applied, but its revert point is not final yet")),
+        "{result}"
+    );
+    assert_eq!(result["editCheckpoint"]["status"], "applied");
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+    assert_eq!(
+        h.checkpoints()[0]["status"],
+        "prepared",
+        "the write-ahead record stays for Revert to reconcile"
+    );
+}
+
 // ----- Auto approve -----
 
 #[test]
@@ -659,7 +831,7 @@ fn a_checkpoint_that_cannot_be_staged_keeps_the_edit_off_the_page() {
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Could not.")],
     );
-    h.platform().browser.storage.fail_writes("QUOTA_BYTES quota exceeded");
+    h.platform().storage.fail_writes("QUOTA_BYTES quota exceeded");
     let run = h.start("run-1", "s1", "auto");
     assert!(run.is_done());
     let result = h.result("run-1", "e1");
@@ -873,7 +1045,7 @@ fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
 fn a_snapshot_that_cannot_be_saved_becomes_a_warning() {
     let mut h = Harness::new();
     h.editor().doc = "x".repeat(10);
-    h.platform().browser.storage.put(
+    h.platform().storage.put(
         storage_keys::DOCUMENT_SNAPSHOT_INDEX,
         json!({"version": 1, "entries": "broken"}),
     );
