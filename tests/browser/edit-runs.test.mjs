@@ -132,39 +132,51 @@ forEachBuild('edits in agent runs', get => {
     original = await text(tab.page);
   });
 
-  it('Ask: the proposal is drawn and reviewed, and Apply changes the document exactly', async () => {
-    const h = get();
-    await setText(tab.page, original);
-    endpoint.setScript(editScript({ 'ask-apply': [{ id: 'edit-apply', name: 'search_replace', args: RENAME }] }));
-    const { sessionId, messages } = await chat(h, projectId, 'Rename the thesis');
-    const run = startRun(h, { runId: 'run-ask-apply', tabId: tab.tabId, projectId, sessionId, messages, model: 'ask-apply', mode: 'ask' });
-    const banner = await eventOf(h, 'run-ask-apply', 'AI_TOOL_APPROVAL_REQUIRED');
-    assert.equal(banner.payload.callId, 'edit-apply');
-    assert.equal(banner.payload.effect, 'editor-write');
-    assert.equal(banner.payload.preview.fileLabel, 'main.typ');
-    assert.equal(banner.payload.preview.additions, 1);
-    assert.equal(banner.payload.preview.deletions, 1);
-    assert.equal(await overlayShown(tab.page), true, 'the overlay is drawn during the review');
-    assert.equal(await text(tab.page), original, 'nothing changes before Apply');
+  for (const variant of [{ cm: 'latest', csp: false }, { cm: '6.38', csp: true }]) {
+    const label = `CodeMirror ${variant.cm}${variant.csp ? ", CSP script-src 'self'" : ''}`;
+    it(`Ask: the proposal is drawn and reviewed, and Apply changes the document exactly (${label})`, async () => {
+      const h = get();
+      const own = variant.cm === 'latest' ? null : await h.openFixtureTab(variant);
+      const target = own ?? tab;
+      const project = new URL(target.url).pathname.split('/').pop();
+      if (own) {
+        await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: own.tabId, projection: 'identity' }))?.payload?.ok === true,
+          { timeout: 45_000, message: 'the page bridge answers' });
+      }
+      await setText(target.page, original);
+      const runId = `run-ask-apply-${variant.cm}`;
+      endpoint.setScript(editScript({ [runId]: [{ id: 'edit-apply', name: 'search_replace', args: RENAME }] }));
+      const { sessionId, messages } = await chat(h, project, 'Rename the thesis');
+      const run = startRun(h, { runId, tabId: target.tabId, projectId: project, sessionId, messages, model: runId, mode: 'ask' });
+      const banner = await eventOf(h, runId, 'AI_TOOL_APPROVAL_REQUIRED');
+      assert.equal(banner.payload.callId, 'edit-apply');
+      assert.equal(banner.payload.effect, 'editor-write');
+      assert.equal(banner.payload.preview.fileLabel, 'main.typ');
+      assert.equal(banner.payload.preview.additions, 1);
+      assert.equal(banner.payload.preview.deletions, 1);
+      assert.equal(await overlayShown(target.page), true, 'the overlay is drawn during the review');
+      assert.equal(await text(target.page), original, 'nothing changes before Apply');
 
-    const wrong = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId: 'run-other' });
-    assert.deepEqual(wrong, { ok: false });
-    const resolved = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId: 'run-ask-apply' });
-    assert.deepEqual(resolved, { ok: true });
-    assert.deepEqual(await run, { ok: true, runId: 'run-ask-apply' });
-    assert.equal(await text(tab.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
-    assert.equal(await overlayShown(tab.page), false, 'the overlay is gone after Apply');
+      const wrong = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId: 'run-other' });
+      assert.deepEqual(wrong, { ok: false });
+      const resolved = await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'edit-apply', action: 'approve_once' }, { runId });
+      assert.deepEqual(resolved, { ok: true });
+      assert.deepEqual(await run, { ok: true, runId });
+      assert.equal(await text(target.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
+      assert.equal(await overlayShown(target.page), false, 'the overlay is gone after Apply');
 
-    const result = await toolResult(h, 'run-ask-apply', 'edit-apply');
-    assert.equal(result.ok, true, JSON.stringify(result));
-    assert.equal(result.reviewed_diff, true);
-    assert.equal(result.edits_applied, 1);
-    assert.equal(result.editCheckpoint.status, 'applied');
-    assert.equal(result.editCheckpoint.fileLabel, 'main.typ');
-    assert.match(result.editCheckpoint.id, /^edit-/);
-    const done = await eventOf(h, 'run-ask-apply', 'AI_STREAM_DONE');
-    assert.equal(done.payload.snapshot?.kind, 'automatic', JSON.stringify(done.payload));
-  });
+      const result = await toolResult(h, runId, 'edit-apply');
+      assert.equal(result.ok, true, JSON.stringify(result));
+      assert.equal(result.reviewed_diff, true);
+      assert.equal(result.edits_applied, 1);
+      assert.equal(result.editCheckpoint.status, 'applied');
+      assert.equal(result.editCheckpoint.fileLabel, 'main.typ');
+      assert.match(result.editCheckpoint.id, /^edit-/);
+      const done = await eventOf(h, runId, 'AI_STREAM_DONE');
+      assert.equal(done.payload.snapshot?.kind, 'automatic', JSON.stringify(done.payload));
+      if (own) await own.page.close();
+    });
+  }
 
   it('Ask: Reject leaves the document untouched and removes the overlay', async () => {
     const h = get();
