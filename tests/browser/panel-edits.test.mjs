@@ -4,7 +4,12 @@
 // Revert dialog and every way to cancel it, a refused revert), the Snapshot
 // button of the latest complete answer with its popover, and approval banners
 // (an editor review with a complete 2,403-row diff rendered as text, Apply
-// reaching the worker for the run and call; an external call's three choices).
+// reaching the worker for the run and call; an external call's three choices),
+// and the whole flow through the worker on the CodeMirror fixture: Ask with
+// Apply changes and with Reject from the panel, Revert of the older answer
+// (the original text comes back, the chat stores the reverted receipt), and
+// the answer's snapshot restored from the popover (diff preview, rescue copy,
+// editor-state update saved on the last message).
 //
 // Everything goes through public seams: worker messages from the control page
 // and the panel's DOM (clicks, keys and reads).
@@ -439,6 +444,138 @@ forEachBuild('panel edits: approval banners', get => {
 
     release();
     await waitForAnswer(panel, 1, 'the held answer to finish');
+    await panel.close();
+    await fixture.page.close();
+  });
+});
+
+/** The model: each user request maps to edit calls; after tool results it answers. */
+function panelEditScript(plans) {
+  return body => {
+    const last = body.messages[body.messages.length - 1];
+    if (last?.role === 'tool') return [step.content('Done.'), step.finish('stop')];
+    const users = body.messages.filter(message => message.role === 'user');
+    const request = String(users[users.length - 1]?.content ?? '');
+    const plan = Object.entries(plans).find(([key]) => request.includes(key))?.[1];
+    if (!plan) return [step.content('Nothing to change.'), step.finish('stop')];
+    return [
+      ...plan.map((call, index) => step.toolCall({ index, id: call.id, name: call.name, arguments: JSON.stringify(call.args) })),
+      step.finish('tool_calls'),
+    ];
+  };
+}
+
+function documentText(page) {
+  return page.evaluate(() => window.__typstFixture.text());
+}
+
+forEachBuild('panel edits: review, revert and snapshots through the worker', get => {
+  const endpoint = new ModelEndpoint();
+  let fixture = null;
+  let panel = null;
+  let original = null;
+  let projectId = null;
+
+  it('opens the panel beside the fixture editor', async () => {
+    const h = get();
+    h.useModelEndpoint(endpoint);
+    endpoint.setScript(panelEditScript({
+      'Rename the thesis': [{ id: 'edit-apply', name: 'search_replace', args: { search: '= Harness Thesis', replace: '= Harness Dissertation' } }],
+      'Rename the method': [{ id: 'edit-reject', name: 'search_replace', args: { search: '== Method', replace: '== Approach' } }],
+    }));
+    await useFixtureModel(h, endpoint);
+    ({ fixture, panel } = await openPanel(h));
+    projectId = projectOf(fixture.url);
+    await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: fixture.tabId, projection: 'identity' }))?.payload?.ok === true,
+      { timeout: 45_000, message: 'the page bridge answers' });
+    original = await documentText(fixture.page);
+  });
+
+  it('Ask: the panel shows the diff, and Apply changes the document exactly', async () => {
+    await send(panel, 'Rename the thesis');
+    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="edit-apply"] .tool-edit-approval .edit-diff'),
+      undefined, { timeout: 45_000, message: 'the editor review in the panel' });
+    const rows = await panel.evaluate(() => [...document.querySelectorAll('.tool-block[data-call-id="edit-apply"] .edit-diff-row')]
+      .filter(row => !row.classList.contains('edit-diff-context'))
+      .map(row => [...row.children].map(cell => cell.textContent)));
+    assert.deepEqual(rows, [['1', '', '\u2212', '= Harness Thesis'], ['', '1', '+', '= Harness Dissertation']]);
+    assert.equal(await documentText(fixture.page), original, 'nothing changes before Apply');
+    await panel.evaluate(click, '.tool-block[data-call-id="edit-apply"] .tool-approval-btn[data-approval-action="approve_once"]');
+    await waitForAnswer(panel, 1, 'the first answer');
+    assert.equal(await documentText(fixture.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
+    await panel.waitFor(() => document.querySelector('.tool-block[data-call-id="edit-apply"] .tool-status')?.textContent === 'applied · reviewed',
+      undefined, { message: 'the reviewed result' });
+    const [first] = await panel.evaluate(answers);
+    assert.equal(first.control.revert, 'Revert');
+    assert.equal(first.control.snapshot, true);
+  });
+
+  it('Ask: Reject leaves the document as it was', async () => {
+    const before = await documentText(fixture.page);
+    await send(panel, 'Rename the method');
+    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="edit-reject"] .tool-edit-approval'),
+      undefined, { timeout: 45_000, message: 'the second review' });
+    await panel.evaluate(click, '.tool-block[data-call-id="edit-reject"] .tool-approval-btn[data-approval-action="deny"]');
+    await waitForAnswer(panel, 2, 'the second answer');
+    assert.equal(await documentText(fixture.page), before);
+    const [first, second] = await panel.evaluate(answers);
+    assert.match(second.tools[0].status, /.+/);
+    assert.equal(await panel.evaluate(() => document.querySelector('.tool-block[data-call-id="edit-reject"] .tool-status')?.classList.contains('tool-status-err')), true);
+    assert.equal(first.control.snapshot, false, 'the newer complete answer took the Snapshot button');
+    assert.equal(second.control?.snapshot, true);
+  });
+
+  it('Revert on the first answer restores the original text and is saved in the chat', async () => {
+    const h = get();
+    await panel.evaluate(click, '#messages .msg-assistant .edit-revert-button');
+    await panel.waitFor(visible, '#revert-dialog-layer', { message: 'the Revert dialog' });
+    await panel.evaluate(click, '#revert-dialog-confirm');
+    await panel.waitFor(() => document.querySelector('#messages .msg-assistant .edit-revert-control')?.dataset.revertState === 'success',
+      undefined, { timeout: 45_000, message: 'the revert to finish' });
+    assert.equal(await documentText(fixture.page), original);
+    const [meta] = await h.request('SESSION_LIST', { projectId });
+    const stored = await poll(async () => {
+      const session = await h.request('SESSION_GET', { sessionId: meta.id });
+      const answer = session.messages.find(message => message.role === 'assistant');
+      return answer?.segments?.find(s => s.type === 'tools')?.results?.['edit-apply']?.editCheckpoint?.status === 'reverted' && session;
+    }, { message: 'the reverted receipt in the stored chat' });
+    assert.ok(stored);
+  });
+
+  it('Snapshot: restoring the answer\'s snapshot shows its diff, keeps a rescue copy and notes it in the chat', async () => {
+    const h = get();
+    await panel.evaluate(click, '#messages .response-snapshot-button');
+    await panel.waitFor(() => !!document.querySelector('#snapshot-list .snapshot-item'), undefined, { message: 'the snapshot list' });
+    const items = await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
+      .map(item => item.querySelector('.snapshot-kind')?.textContent));
+    assert.ok(items.includes('Response'), JSON.stringify(items));
+    await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
+      .find(item => item.querySelector('.snapshot-kind')?.textContent === 'Response')
+      .querySelector('[data-action="restore"]').click());
+    await panel.waitFor(visible, '#snapshot-dialog-layer', { message: 'the restore preview' });
+    const dialog = await panel.evaluate(() => ({
+      title: document.getElementById('snapshot-dialog-title').textContent,
+      diff: !!document.querySelector('#snapshot-dialog-body .edit-diff'),
+      safety: document.querySelector('#snapshot-dialog-body .snapshot-dialog-safety')?.textContent,
+      confirm: document.getElementById('snapshot-dialog-confirm').textContent,
+      disabled: document.getElementById('snapshot-dialog-confirm').disabled,
+    }));
+    assert.equal(dialog.title, 'Restore this snapshot?');
+    assert.equal(dialog.diff, true);
+    assert.match(dialog.safety, /Before restore/);
+    assert.deepEqual([dialog.confirm, dialog.disabled], ['Restore', false]);
+    await panel.evaluate(click, '#snapshot-dialog-confirm');
+    await panel.waitFor(() => document.getElementById('snapshot-dialog-layer').hidden, undefined,
+      { timeout: 45_000, message: 'the restore to finish' });
+    assert.equal(await documentText(fixture.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
+    const [meta] = await h.request('SESSION_LIST', { projectId });
+    const session = await poll(async () => {
+      const stored = await h.request('SESSION_GET', { sessionId: meta.id });
+      return stored.messages.at(-1)?.editorStateUpdates?.length === 1 && stored;
+    }, { message: 'the editor-state update in the stored chat' });
+    assert.equal(session.messages.at(-1).editorStateUpdates[0].kind, 'snapshot-restored');
+    const listed = await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id });
+    assert.ok(listed.snapshots.some(snapshot => snapshot.kind === 'rescue'), 'a "Before restore" copy was kept');
     await panel.close();
     await fixture.page.close();
   });
