@@ -515,9 +515,12 @@ pub struct LiveDocument {
 
 /// Reads the focused document of the run's tab, if the tab still shows the
 /// page the run started on (a tab that moved to another project must never
-/// feed this chat's snapshots). It runs after Stop too, so it cannot use the
-/// run's cancellation.
-pub async fn read_live_document<P: Platform>(run: &RunContext<'_, P>) -> Result<LiveDocument, String> {
+/// feed this chat's snapshots). `cancel` is the run's while it runs; the
+/// reads after its end (Stop included) take a fresh one.
+pub async fn read_live_document<P: Platform>(
+    run: &RunContext<'_, P>,
+    cancel: &Cancellation,
+) -> Result<LiveDocument, String> {
     let expected = run.tab_url.borrow().clone();
     let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
     let unchanged = match (run.platform.tabs().get(tab_id).await, expected) {
@@ -534,15 +537,9 @@ pub async fn read_live_document<P: Platform>(run: &RunContext<'_, P>) -> Result<
         end_line: None,
         max_chars: None,
     };
-    let context = page_client::read_context(
-        run.platform,
-        run.tab_id,
-        &request,
-        Some(&run.run_id),
-        &Cancellation::new(),
-    )
-    .await
-    .map_err(|error| error.message)?;
+    let context = page_client::read_context(run.platform, run.tab_id, &request, Some(&run.run_id), cancel)
+        .await
+        .map_err(|error| error.message)?;
     let Some(text) = context.text().map(str::to_owned) else {
         return Err(context
             .error()
@@ -560,8 +557,11 @@ pub async fn read_live_document<P: Platform>(run: &RunContext<'_, P>) -> Result<
 /// Removes the chat's automatic snapshot when the live document no longer
 /// matches it. Best effort; the read is returned so the run start can learn
 /// the focused file from it.
-pub async fn invalidate_diverged_snapshot<P: Platform>(run: &RunContext<'_, P>) -> Option<LiveDocument> {
-    let live = read_live_document(run).await.ok()?;
+pub async fn invalidate_diverged_snapshot<P: Platform>(
+    run: &RunContext<'_, P>,
+    cancel: &Cancellation,
+) -> Option<LiveDocument> {
+    let live = read_live_document(run, cancel).await.ok()?;
     let _ = snapshot_journal(run)
         .invalidate_diverged_automatic(
             &run.project_id,
@@ -580,7 +580,8 @@ pub const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
 /// [`invalidate_diverged_snapshot`] at the end of a stopped or failed run,
 /// bounded by [`END_MAINTENANCE_GRACE_MS`].
 pub async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'_, P>) {
-    let mut check = std::pin::pin!(invalidate_diverged_snapshot(run));
+    let fresh = Cancellation::new();
+    let mut check = std::pin::pin!(invalidate_diverged_snapshot(run, &fresh));
     let mut grace = std::pin::pin!(run.platform.clock().sleep(END_MAINTENANCE_GRACE_MS));
     // Whichever ends first ends the wait; the check goes first so a page
     // that answers at once is never cut short.
@@ -597,7 +598,7 @@ pub async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'
 /// After a complete run: one automatic snapshot of the focused document for
 /// the chat, or the warning `AI_STREAM_DONE` carries when it was not stored.
 pub async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_, P>) -> StreamDone {
-    let stored = match read_live_document(run).await {
+    let stored = match read_live_document(run, &Cancellation::new()).await {
         Ok(live) => snapshot_journal(run)
             .create_automatic(
                 &run.project_id,

@@ -284,7 +284,7 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
 
     // The chat's automatic snapshot is dropped if the user changed the
     // document since; the same read tells which file is focused.
-    let live = apply::invalidate_diverged_snapshot(run).await;
+    let live = apply::invalidate_diverged_snapshot(run, &run.cancel).await;
     check_cancelled(run)?;
     if run.message_file().is_none() {
         run.set_message_file(live.and_then(|live| live.context.active_file().cloned()));

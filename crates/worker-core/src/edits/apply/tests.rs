@@ -779,6 +779,40 @@ fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
     );
 }
 
+#[test]
+fn a_second_chat_cannot_draw_over_a_review_in_progress() {
+    let mut h = Harness::new();
+    h.script(
+        "run-a",
+        vec![calls(&[("a1", "search_replace", rename_title())]), text("A.")],
+    );
+    h.script(
+        "run-b",
+        vec![
+            calls(&[(
+                "b1",
+                "search_replace",
+                json!({"search": "Method", "replace": "Approach"}),
+            )]),
+            text("B."),
+        ],
+    );
+    let first = h.start("run-a", "chat-a", "ask");
+    let second = h.start("run-b", "chat-b", "ask");
+    assert_eq!(second.data()["ok"], true);
+    let refused = h.result("run-b", "b1");
+    assert_eq!(refused["code"], "EDIT_PREVIEW_BUSY");
+    assert_eq!(
+        h.editor().overlay,
+        Some(("run-a".to_owned(), "a1".to_owned())),
+        "the other chat's cleanup leaves the open review alone"
+    );
+    h.resolve("run-a", "a1", "approve_once");
+    assert_eq!(first.data()["ok"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+    assert_eq!(h.editor().overlay, None);
+}
+
 // ----- Auto approve -----
 
 #[test]
