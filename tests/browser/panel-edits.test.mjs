@@ -9,7 +9,8 @@
 // Apply changes and with Reject from the panel, Revert of the older answer
 // (the original text comes back, the chat stores the reverted receipt), and
 // the answer's snapshot restored from the popover (diff preview, rescue copy,
-// editor-state update saved on the last message).
+// editor-state update saved on the last message; deleting a copy after its
+// confirmation).
 //
 // Everything goes through public seams: worker messages from the control page
 // and the panel's DOM (clicks, keys and reads).
@@ -576,6 +577,35 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
     assert.equal(session.messages.at(-1).editorStateUpdates[0].kind, 'snapshot-restored');
     const listed = await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id });
     assert.ok(listed.snapshots.some(snapshot => snapshot.kind === 'rescue'), 'a "Before restore" copy was kept');
+  });
+
+  it('Snapshot: deleting asks first, removes the copy and reopens the list', async () => {
+    const h = get();
+    const [meta] = await h.request('SESSION_LIST', { projectId });
+    await panel.evaluate(click, '#messages .response-snapshot-button');
+    await panel.waitFor(() => [...document.querySelectorAll('#snapshot-list .snapshot-kind')].some(kind => kind.textContent === 'Recovery'),
+      undefined, { message: 'the rescue copy in the list' });
+    await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
+      .find(item => item.querySelector('.snapshot-kind')?.textContent === 'Recovery')
+      .querySelector('[data-action="delete"]').click());
+    await panel.waitFor(visible, '#snapshot-dialog-layer', { message: 'the delete confirmation' });
+    const dialog = await panel.evaluate(() => ({
+      title: document.getElementById('snapshot-dialog-title').textContent,
+      confirm: document.getElementById('snapshot-dialog-confirm').textContent,
+      danger: document.getElementById('snapshot-dialog-confirm').classList.contains('btn-danger'),
+      menuOpen: !document.getElementById('snapshot-menu').hidden,
+    }));
+    assert.deepEqual(dialog, { title: 'Delete this snapshot?', confirm: 'Delete', danger: true, menuOpen: false });
+    const rescue = (await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id }))
+      .snapshots.filter(snapshot => snapshot.kind === 'rescue');
+    await panel.evaluate(click, '#snapshot-dialog-confirm');
+    await panel.waitFor(() => document.getElementById('snapshot-dialog-layer').hidden
+      && !document.getElementById('snapshot-menu').hidden
+      && ![...document.querySelectorAll('#snapshot-list .snapshot-kind')].some(kind => kind.textContent === 'Recovery')
+      && !/^Loading/.test(document.getElementById('snapshot-list').textContent),
+    undefined, { timeout: 45_000, message: 'the list to reopen without the deleted copy' });
+    const after = await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id });
+    assert.equal(after.snapshots.filter(snapshot => snapshot.kind === 'rescue').length, rescue.length - 1);
     await panel.close();
     await fixture.page.close();
   });
