@@ -776,8 +776,9 @@ impl Inner {
             self.recovery.checkpoints.insert(checkpoint.id.clone(), checkpoint);
         }
         self.fill_control(&control, view.as_ref(), None);
-        let body = group.query_selector(".msg-body").ok().flatten();
-        let _ = body.as_ref().unwrap_or(group).append_child(&control);
+        // After the answer's body, not inside it: the body holds exactly what
+        // the model produced.
+        let _ = group.append_child(&control);
     }
 
     /// Redraws a control with `view` for its receipt (none: Snapshot only).
