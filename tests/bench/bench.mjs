@@ -7,10 +7,14 @@
 // - panel render: a 100 KB answer streamed by the fixture model in 2,000
 //   deltas, sent from the real side panel's composer; wall time from Send to
 //   the finished answer, and the panel's main-thread task time (CDP metrics).
+// - diff preview of a 20,000-line document: an Ask-mode run proposes
+//   replace_lines in the middle; timed from the AI_TOOL_CALLS event to the
+//   AI_TOOL_APPROVAL_REQUIRED event carrying the diff (reading the document,
+//   resolving the edit, building the hunks and drawing the page overlay).
 
-import { Harness, unpackedExtensionDir } from '../browser/harness.mjs';
+import { Harness, poll, unpackedExtensionDir } from '../browser/harness.mjs';
 import { measurePanelRender } from '../browser/panel-render.mjs';
-import { ModelEndpoint } from '../fixtures/model-endpoint.mjs';
+import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 
 const ROUNDS = Number(process.env.TSA_BENCH_ROUNDS || 10);
 
@@ -37,9 +41,7 @@ async function coldWake(h) {
   summary('worker cold wake', samples);
 }
 
-async function panelRender(h) {
-  const endpoint = new ModelEndpoint();
-  h.useModelEndpoint(endpoint);
+async function panelRender(h, endpoint) {
   const wall = [];
   const task = [];
   const renderRounds = Math.max(3, Math.floor(ROUNDS / 2));
@@ -53,11 +55,67 @@ async function panelRender(h) {
   summary('panel render, 100 KB in 2,000 deltas, panel main-thread tasks', task);
 }
 
+const FIXTURE_FILE = {
+  projectLabel: 'Harness Thesis', relativePath: 'main.typ', basename: 'main.typ',
+  source: 'header_breadcrumb', confidence: 'high',
+};
+
+async function diffPreview20k(h, endpoint) {
+  await h.control.evaluate(() => {
+    if (globalThis.__benchEvents) return;
+    globalThis.__benchEvents = [];
+    chrome.runtime.onMessage.addListener(message => {
+      if (message && typeof message.runId === 'string' && !message.requestId) {
+        globalThis.__benchEvents.push({ type: message.type, runId: message.runId, payload: message.payload, at: performance.now() });
+      }
+    });
+  });
+  const lines = Array.from({ length: 20_000 }, (_, index) => `Line ${index + 1} of the long document, with #emph[some] markup.`);
+  endpoint.setScript(body => body.messages.some(message => message.role === 'tool')
+    ? [step.content('Done.'), step.finish('stop')]
+    : [step.toolCall({ index: 0, id: 'bench-edit', name: 'replace_lines',
+      arguments: JSON.stringify({ start_line: 10_000, end_line: 10_002, new_content: 'A replaced line.\nAnd one more.' }) }),
+    step.finish('tool_calls')]);
+  const samples = [];
+  for (let round = 0; round < 3; round += 1) {
+    const fixture = await h.openFixtureTab({ cm: 'latest' });
+    await h.activateTab(fixture.tabId);
+    await fixture.page.evaluate(text => window.__typstFixture.setText(text), lines.join('\n'));
+    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const session = await h.request('SESSION_CREATE', { projectId });
+    const messages = [{ role: 'user', content: 'Replace three lines.', activeEditorFile: FIXTURE_FILE }];
+    await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
+    const runId = `bench-diff-${round}`;
+    const identity = { tabId: fixture.tabId, projectId, sessionId: session.id };
+    await h.request('AI_RUN_RESERVE', identity, { runId });
+    const finished = h.send('AI_STREAM_START', {
+      ...identity, messages, attachments: {}, activeEditorFile: FIXTURE_FILE,
+      settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
+      modelConfig: { id: 'bench', name: 'Bench', apiBaseUrl: endpoint.baseUrl, apiKey: 'bench-key', modelId: 'bench-diff' },
+    }, { runId });
+    const timing = await poll(() => h.control.evaluate(id => {
+      const mine = globalThis.__benchEvents.filter(event => event.runId === id);
+      const calls = mine.find(event => event.type === 'AI_TOOL_CALLS');
+      const review = mine.find(event => event.type === 'AI_TOOL_APPROVAL_REQUIRED');
+      return calls && review ? { ms: review.at - calls.at, rows: review.payload.preview?.hunks?.[0]?.rows?.length ?? 0 } : null;
+    }, runId), { timeout: 60_000, message: 'the diff review of the 20,000-line document' });
+    if (timing.rows === 0) throw new Error('the review carried no diff');
+    samples.push(timing.ms);
+    await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'bench-edit', action: 'deny' }, { runId });
+    await finished;
+    await fixture.page.close();
+  }
+  summary('diff preview, 20,000-line document (tool call to review)', samples);
+}
+
 async function main() {
   const h = await Harness.launch(unpackedExtensionDir(), { label: 'bench' });
   try {
     await coldWake(h);
-    await panelRender(h);
+    const endpoint = new ModelEndpoint();
+    h.useModelEndpoint(endpoint);
+    await panelRender(h, endpoint);
+    await diffPreview20k(h, endpoint);
   } finally {
     await h.close();
   }
