@@ -70,7 +70,7 @@ async function diffPreview20k(h, endpoint) {
       }
     });
   });
-  const lines = Array.from({ length: 20_000 }, (_, index) => `Line ${index + 1} of the long document, with #emph[some] markup.`);
+  const lines = Array.from({ length: 20_000 }, (_, index) => `Line ${index + 1}: #emph[text].`);
   endpoint.setScript(body => body.messages.some(message => message.role === 'tool')
     ? [step.content('Done.'), step.finish('stop')]
     : [step.toolCall({ index: 0, id: 'bench-edit', name: 'replace_lines',
@@ -93,12 +93,18 @@ async function diffPreview20k(h, endpoint) {
       settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
       modelConfig: { id: 'bench', name: 'Bench', apiBaseUrl: endpoint.baseUrl, apiKey: 'bench-key', modelId: 'bench-diff' },
     }, { runId });
+    // Keep the start's answer observed so a failure below is the one reported.
+    finished.catch(() => {});
     const timing = await poll(() => h.control.evaluate(id => {
       const mine = globalThis.__benchEvents.filter(event => event.runId === id);
       const calls = mine.find(event => event.type === 'AI_TOOL_CALLS');
       const review = mine.find(event => event.type === 'AI_TOOL_APPROVAL_REQUIRED');
       return calls && review ? { ms: review.at - calls.at, rows: review.payload.preview?.hunks?.[0]?.rows?.length ?? 0 } : null;
-    }, runId), { timeout: 60_000, message: 'the diff review of the 20,000-line document' });
+    }, runId), { timeout: 60_000, message: 'the diff review of the 20,000-line document' }).catch(async error => {
+      const seen = await h.control.evaluate(id => globalThis.__benchEvents.filter(event => event.runId === id)
+        .map(event => `${event.type} ${JSON.stringify(event.payload).slice(0, 300)}`), runId);
+      throw new Error(`${error.message}\n${seen.join('\n')}`);
+    });
     if (timing.rows === 0) throw new Error('the review carried no diff');
     samples.push(timing.ms);
     await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'bench-edit', action: 'deny' }, { runId });

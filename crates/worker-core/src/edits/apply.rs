@@ -230,9 +230,8 @@ async fn prepare<P: Platform>(
         Ok(context) => context,
         Err(failure) => return Ok(Err(failure)),
     };
-    if let Some(error) = context.error() {
-        return Ok(Err(tool_failure("EDIT_CONTEXT_UNAVAILABLE", error)));
-    }
+    // The snapshot's own checks come first: a document over the edit limit
+    // is reported as too large, not as an unreadable editor.
     let snapshot = match EditSnapshot::from_context(&context) {
         Ok(snapshot) => snapshot,
         Err(error) => return Ok(Err(tool_failure(error.code(), error.message))),

@@ -16,7 +16,7 @@ use crate::platform::{Clock, Platform, Tabs};
 use crate::runs::state::{RunContext, ToolOutput, tool_failure};
 use crate::tools::preflight::{CallInfo, Check, WaitKind, wait_until};
 use content_bridge::PageError;
-use content_bridge::context::PageContext;
+use content_bridge::context::{EditorRead, PageContext};
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::probe::PageProbe;
 use content_bridge::workspace::{FileStructure, Incompleteness};
@@ -124,6 +124,16 @@ fn current_file_text(context: &Result<PageContext, PageError>) -> String {
     }
 }
 
+/// The right file is open but its document is over the safe edit limit:
+/// waiting cannot help, so the caller reports it instead of a banner.
+fn too_large_to_edit(context: &PageContext) -> bool {
+    matches!(
+        &context.editor,
+        EditorRead::Unavailable { doc_length: Some(length), .. }
+            if *length > u64::from(protocol::limits::MAX_EDITOR_TRANSACTION_CHARS)
+    )
+}
+
 /// Reads `request` once the editor shows the run's message file again,
 /// showing a banner while another file is focused. Without a message file
 /// the context is read directly.
@@ -143,7 +153,7 @@ pub(crate) async fn message_file_context<P: Platform>(
     wait_until(run, call, kind, async || {
         let context = page_context(run, request).await?;
         if let Ok(read) = &context
-            && read.error().is_none()
+            && (read.error().is_none() || too_large_to_edit(read))
             && read
                 .active_file()
                 .is_some_and(|file| file.relative_path == expected.relative_path)

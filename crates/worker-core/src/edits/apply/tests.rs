@@ -116,6 +116,14 @@ impl Editor {
             "docLength": js::utf16_len(&self.doc), "lineCount": count, "editorToken": self.token,
             "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
         });
+        if payload["projection"] == "edit" && js::utf16_len(&self.doc) > 1_048_576 {
+            // The main world refuses to send a document over its edit limit.
+            return json!({
+                "error": "The document exceeds the 1048576-character safe edit limit.",
+                "docLength": js::utf16_len(&self.doc), "lineCount": count,
+                "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
+            });
+        }
         if payload["projection"] == "numbered" {
             // Only the one-character identity read is used here.
             let first = format!(
@@ -838,6 +846,30 @@ fn auto_approve_applies_without_a_review() {
     assert_eq!(result["reviewed_diff"], false);
     assert_eq!(result["editCheckpoint"]["status"], "applied");
     assert_eq!(h.page_sent("PAGE_APPLY_EDIT")[0]["payload"]["reviewedDiff"], false);
+}
+
+#[test]
+fn a_document_over_the_edit_limit_is_refused_at_once_without_a_banner() {
+    let mut h = Harness::new();
+    h.editor().doc = format!("{}\n", "x".repeat(1_100_000));
+    h.script(
+        "run-1",
+        vec![
+            calls(&[("e1", "search_replace", json!({"search": "xx", "replace": "yy"}))]),
+            text("Too large."),
+        ],
+    );
+    let run = h.start("run-1", "s1", "ask");
+    assert_eq!(run.data()["ok"], true);
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], false);
+    assert_eq!(result["code"], "EDIT_PREVIEW_TOO_LARGE", "{result}");
+    assert!(
+        h.events("run-1", "AI_TOOL_PREFLIGHT_WAITING").is_empty(),
+        "the right file is open: no banner"
+    );
+    assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
 }
 
 #[test]
