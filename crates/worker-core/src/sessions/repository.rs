@@ -575,32 +575,33 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
     /// `SESSION_DELETE`: removes the chat, its edit checkpoints and its
     /// automatic snapshots (manual and rescue snapshots stay).
     pub async fn delete(&self, session_id: &str) -> Result<Value, StorageError> {
-        let _guard = self.begin().await?;
-        let sessions = self.load_index().await?;
-        let (removed, kept): (Vec<SessionMeta>, Vec<SessionMeta>) =
-            sessions.into_iter().partition(|meta| meta.id == session_id);
-        let for_session =
-            |entry: &Map<String, Value>| entry.get("sessionId").and_then(Value::as_str) == Some(session_id);
-        self.remove_edit_checkpoints(for_session).await?;
-        self.remove_automatic_snapshots(for_session).await?;
-        self.write_index(&kept).await?;
-        for meta in &removed {
-            self.remove_best_effort(&meta.body_key()).await;
-        }
-        Ok(json!({ "ok": true, "removed": removed.len() }))
+        self.delete_where("sessionId", session_id, |meta| meta.id == session_id)
+            .await
     }
 
     /// `SESSION_DELETE_BY_PROJECT`: every chat of a project, with their
     /// checkpoints and automatic snapshots.
     pub async fn delete_by_project(&self, project_id: &str) -> Result<Value, StorageError> {
+        self.delete_where("projectId", project_id, |meta| meta.project_id == project_id)
+            .await
+    }
+
+    /// Removes the chats `selected` picks, then the journal entries whose
+    /// `field` equals `value`, then writes the index; bodies go last, best
+    /// effort (a leftover is an orphan the next start cleans up).
+    async fn delete_where(
+        &self,
+        field: &str,
+        value: &str,
+        selected: impl Fn(&SessionMeta) -> bool,
+    ) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let sessions = self.load_index().await?;
         let (removed, kept): (Vec<SessionMeta>, Vec<SessionMeta>) =
-            sessions.into_iter().partition(|meta| meta.project_id == project_id);
-        let for_project =
-            |entry: &Map<String, Value>| entry.get("projectId").and_then(Value::as_str) == Some(project_id);
-        self.remove_edit_checkpoints(for_project).await?;
-        self.remove_automatic_snapshots(for_project).await?;
+            sessions.into_iter().partition(|meta| selected(meta));
+        let journal_entry = |entry: &Map<String, Value>| entry.get(field).and_then(Value::as_str) == Some(value);
+        self.remove_edit_checkpoints(journal_entry).await?;
+        self.remove_automatic_snapshots(journal_entry).await?;
         self.write_index(&kept).await?;
         for meta in &removed {
             self.remove_best_effort(&meta.body_key()).await;
