@@ -3,6 +3,7 @@
 
 mod browser;
 mod clock;
+pub mod model;
 pub mod network;
 mod pages;
 mod platform;

@@ -9,9 +9,10 @@
 //! waits. Timers of 1.5 s and more can be held so a banner really waits.
 
 use crate::cancel::Cancellation;
+use crate::fakes::model::{Scripts, calls, next_reply, sse, text};
 use crate::fakes::network::{FakeChunk, FakeReply};
 use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
-use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
+use crate::platform::{Clock, Pages, Platform, PlatformError, Tab, Tabs};
 use crate::router::Worker;
 use crate::runs::Runs;
 use crate::runs::state::{RunContext, RunEvents};
@@ -309,40 +310,6 @@ impl Platform for TestPlatform {
 
 // ----- the model endpoint -----
 
-fn sse(deltas: &[Value], then: Option<FakeChunk>) -> FakeReply {
-    let mut chunks: Vec<FakeChunk> = deltas
-        .iter()
-        .map(|delta| {
-            let line = format!("data: {}\n\n", json!({"choices": [{"delta": delta}]}));
-            FakeChunk::Data(line.into_bytes())
-        })
-        .collect();
-    match then {
-        Some(chunk) => chunks.push(chunk),
-        None => chunks.push(FakeChunk::Data(b"data: [DONE]\n\n".to_vec())),
-    }
-    FakeReply {
-        status: 200,
-        headers: vec![("content-type".into(), "text/event-stream".into())],
-        chunks,
-    }
-}
-
-fn text(content: &str) -> FakeReply {
-    sse(&[json!({"content": content})], None)
-}
-
-fn calls(list: &[(&str, &str, &str)]) -> FakeReply {
-    let deltas: Vec<Value> = list
-        .iter()
-        .enumerate()
-        .map(|(index, (id, name, args))| {
-            json!({"tool_calls": [{"index": index, "id": id, "function": {"name": name, "arguments": args}}]})
-        })
-        .collect();
-    sse(&deltas, None)
-}
-
 /// Answers model requests in order; the request's `model` picks a script,
 /// so concurrent runs can have their own.
 #[derive(Clone, Default)]
@@ -354,19 +321,6 @@ impl Model {
     fn script(&self, model: &str, replies: Vec<FakeReply>) {
         self.scripts.borrow_mut().insert(model.to_owned(), replies.into());
     }
-}
-
-type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
-
-/// The next scripted reply of the model a request names.
-fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
-    let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
-    let name = body["model"].as_str().unwrap_or_default().to_owned();
-    scripts
-        .borrow_mut()
-        .get_mut(&name)
-        .and_then(VecDeque::pop_front)
-        .ok_or_else(|| NetworkError::Failed(format!("no scripted reply for {name}")))
 }
 
 // ----- the harness -----

@@ -6,9 +6,10 @@
 //! overlay of the call that asks. Approval banners really wait: the clock
 //! holds every sleep of 100 s and more.
 
-use crate::fakes::network::{FakeChunk, FakeReply};
+use crate::fakes::model::{Scripts, calls, next_reply, text};
+use crate::fakes::network::FakeReply;
 use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
-use crate::platform::{Clock, HttpRequest, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
+use crate::platform::{Clock, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
 use crate::router::Worker;
 use content_bridge::context::line_prefix;
 use futures::executor::LocalPool;
@@ -18,7 +19,7 @@ use protocol::edit_checkpoint::{TextChange, apply_text_changes};
 use protocol::js;
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 const TAB: i64 = 17;
@@ -339,46 +340,6 @@ impl Platform for EditPlatform {
 }
 
 // ----- the model endpoint -----
-
-fn sse(deltas: &[Value]) -> FakeReply {
-    let mut chunks: Vec<FakeChunk> = deltas
-        .iter()
-        .map(|delta| FakeChunk::Data(format!("data: {}\n\n", json!({"choices": [{"delta": delta}]})).into_bytes()))
-        .collect();
-    chunks.push(FakeChunk::Data(b"data: [DONE]\n\n".to_vec()));
-    FakeReply {
-        status: 200,
-        headers: vec![("content-type".into(), "text/event-stream".into())],
-        chunks,
-    }
-}
-
-fn text(content: &str) -> FakeReply {
-    sse(&[json!({"content": content})])
-}
-
-fn calls(list: &[(&str, &str, Value)]) -> FakeReply {
-    let deltas: Vec<Value> = list
-        .iter()
-        .enumerate()
-        .map(|(index, (id, name, args))| {
-            json!({"tool_calls": [{"index": index, "id": id, "function": {"name": name, "arguments": args.to_string()}}]})
-        })
-        .collect();
-    sse(&deltas)
-}
-
-type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
-
-fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
-    let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
-    let name = body["model"].as_str().unwrap_or_default().to_owned();
-    scripts
-        .borrow_mut()
-        .get_mut(&name)
-        .and_then(VecDeque::pop_front)
-        .ok_or_else(|| NetworkError::Failed(format!("no scripted reply for {name}")))
-}
 
 // ----- the harness -----
 
