@@ -395,7 +395,7 @@ pub async fn route<P: Platform>(platform: &P, request: &Request) -> Result<Value
 mod tests {
     use super::*;
     use crate::envelope;
-    use crate::fakes::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, MemoryStorage, block_on};
+    use crate::fakes::{FakeBrowser, FakePlatform, block_on};
     use crate::platform::PlatformError;
     use futures::FutureExt;
     use protocol::payloads::ContextProjection;
@@ -534,49 +534,10 @@ mod tests {
         }
     }
 
-    #[derive(Default)]
-    struct SilentPlatform {
-        browser: FakeBrowser,
-        clock: FakeClock,
-        pages: SilentPages,
-        network: FakeNetwork,
-    }
-
-    impl Platform for SilentPlatform {
-        type Storage = MemoryStorage;
-        type Tabs = FakeBrowser;
-        type Scripting = FakeBrowser;
-        type Messenger = FakeBrowser;
-        type Clock = FakeClock;
-        type Pages = SilentPages;
-        type Network = FakeNetwork;
-        fn storage(&self) -> &MemoryStorage {
-            &self.browser.storage
-        }
-        fn tabs(&self) -> &FakeBrowser {
-            &self.browser
-        }
-        fn scripting(&self) -> &FakeBrowser {
-            &self.browser
-        }
-        fn messenger(&self) -> &FakeBrowser {
-            &self.browser
-        }
-        fn clock(&self) -> &FakeClock {
-            &self.clock
-        }
-        fn pages(&self) -> &SilentPages {
-            &self.pages
-        }
-        fn network(&self) -> &FakeNetwork {
-            &self.network
-        }
-    }
-
     #[test]
     fn stop_ends_the_wait_and_tells_the_page_to_drop_the_request() {
         for run_id in [Some("run-9"), None] {
-            let platform = SilentPlatform::default();
+            let platform = FakePlatform::<SilentPages>::default();
             let cancel = Cancellation::new();
             let mut read = Box::pin(read_diagnostics(&platform, 3, run_id, &cancel));
             assert!(read.as_mut().now_or_never().is_none(), "the page has not answered");

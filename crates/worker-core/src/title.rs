@@ -579,7 +579,7 @@ mod tests {
 
     #[test]
     fn the_worker_routes_title_requests() {
-        let platform = crate::fakes::FakePlatform::default();
+        let platform: crate::fakes::FakePlatform = crate::fakes::FakePlatform::default();
         platform.network.set_responder(|_| {
             Ok(FakeReply::text(
                 200,

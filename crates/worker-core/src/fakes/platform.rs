@@ -1,23 +1,25 @@
-//! All fakes bundled as one [`Platform`].
+//! All fakes bundled as one [`Platform`]. The page is a type parameter so a
+//! test can put in a page of its own (one that never answers, say) and keep
+//! every other fake.
 
 use super::{FakeBrowser, FakeClock, FakeNetwork, FakePages, MemoryStorage};
-use crate::platform::Platform;
+use crate::platform::{Pages, Platform};
 
 #[derive(Default)]
-pub struct FakePlatform {
+pub struct FakePlatform<G: Pages = FakePages> {
     pub browser: FakeBrowser,
     pub clock: FakeClock,
-    pub pages: FakePages,
+    pub pages: G,
     pub network: FakeNetwork,
 }
 
-impl Platform for FakePlatform {
+impl<G: Pages> Platform for FakePlatform<G> {
     type Storage = MemoryStorage;
     type Tabs = FakeBrowser;
     type Scripting = FakeBrowser;
     type Messenger = FakeBrowser;
     type Clock = FakeClock;
-    type Pages = FakePages;
+    type Pages = G;
     type Network = FakeNetwork;
 
     fn storage(&self) -> &MemoryStorage {
@@ -35,7 +37,7 @@ impl Platform for FakePlatform {
     fn clock(&self) -> &FakeClock {
         &self.clock
     }
-    fn pages(&self) -> &FakePages {
+    fn pages(&self) -> &G {
         &self.pages
     }
     fn network(&self) -> &FakeNetwork {
