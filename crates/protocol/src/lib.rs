@@ -33,18 +33,20 @@
 //!
 //! # Modules
 //!
-//! - [`message_type`], [`messages`], [`payloads`], [`error`]: the envelope,
-//!   the 61 typed payloads and their error codes.
+//! - [`MessageType`], [`messages`], [`payloads`], [`error`]: the message
+//!   types, the envelope, the 61 typed payloads and their error codes.
 //! - [`limits`], [`constants`], [`page_bridge`]: every bound, mode, shortcut,
 //!   storage key and bridge constant; [`page_response`]: what the page may
 //!   answer to each page request.
 //! - [`tool_schema`], [`js_regex`]: the JSON-Schema subset and tool arguments.
 //! - [`endpoint_policy`], [`trust_policy`]: where traffic may go, MCP names
 //!   and trust fingerprints.
-//! - [`active_file`], [`project_tree`], [`quick_attach`], [`edit_checkpoint`],
+//! - [`active_file`], [`project_tree`], [`edit_checkpoint`],
 //!   [`document_snapshot`], [`diff_preview`]: shared records.
 //! - [`bounded_body`]: byte-capped body decoding; [`js`]: JavaScript value
 //!   semantics (UTF-16 lengths, `Number.isInteger`, number printing).
+
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod active_file;
 pub mod bounded_body;
@@ -57,13 +59,12 @@ pub mod error;
 pub mod js;
 pub mod js_regex;
 pub mod limits;
-pub mod message_type;
+mod message_type;
 pub mod messages;
 pub mod page_bridge;
 pub mod page_response;
 pub mod payloads;
 pub mod project_tree;
-pub mod quick_attach;
 pub mod tool_schema;
 pub mod trust_policy;
 mod wire;

@@ -10,14 +10,14 @@ use serde_json::{Map, Value};
 
 /// An object whose keys have been checked against an allow-list.
 pub(crate) struct Fields<'a> {
-    pub map: &'a Map<String, Value>,
-    pub path: String,
+    pub(crate) map: &'a Map<String, Value>,
+    pub(crate) path: String,
 }
 
 impl<'a> Fields<'a> {
     /// Checks `map` has only `allowed` keys and every `required` key
     /// (`UNKNOWN_PAYLOAD_FIELD` / `MISSING_PAYLOAD_FIELD`).
-    pub fn exact(
+    pub(crate) fn exact(
         map: &'a Map<String, Value>,
         path: &str,
         allowed: &[&str],
@@ -44,16 +44,16 @@ impl<'a> Fields<'a> {
     }
 
     /// The raw value, `None` when absent.
-    pub fn raw(&self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn raw(&self, key: &str) -> Option<&'a Value> {
         self.map.get(key)
     }
 
     /// The value when present and not `null`.
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
         self.map.get(key).filter(|v| !v.is_null())
     }
 
-    pub fn at(&self, key: &str) -> String {
+    pub(crate) fn at(&self, key: &str) -> String {
         format!("{}.{key}", self.path)
     }
 }

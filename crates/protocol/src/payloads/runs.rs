@@ -1,0 +1,277 @@
+//! Run control and the run's stream (`AI_RUN_RESERVE`, `AI_STREAM_START`,
+//! `AI_RUN_STATUS`, `AI_STREAM_BATCH`, `AI_STREAM_DONE`,
+//! `AI_STREAM_CANCELLED`, `AI_STREAM_ERROR`).
+//!
+//! A run is bound to one tab, project and chat when it is reserved; its
+//! events then carry the run id in the envelope, so panels keep only the
+//! stream of the run they started.
+
+use super::fields::{SCOPE_ID, exact, fail, project_id, session_id, tab_id};
+use crate::active_file::ActiveEditorFile;
+use crate::document_snapshot::PublicDocumentSnapshot;
+use crate::error::{ErrorCode, ProtocolError};
+use crate::limits::{self, to_usize};
+use crate::wire;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `AI_STREAM_START`: everything a run needs, sent once.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AiStreamStart {
+    /// The tab the run reads and edits.
+    pub tab_id: u64,
+    /// The project (must match the reservation).
+    pub project_id: String,
+    /// The chat (must match the reservation).
+    pub session_id: String,
+    /// The chat's messages (the worker validates and bounds them).
+    pub messages: Vec<Value>,
+    /// The panel's settings for this run.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub settings: Option<Map<String, Value>>,
+    /// The model to use.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub model_config: Option<Map<String, Value>>,
+    /// What the user attached to the message.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub attachments: Option<Map<String, Value>>,
+    /// The file the panel saw open when the user sent the message.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub active_editor_file: Option<ActiveEditorFile>,
+}
+
+impl AiStreamStart {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<AiStreamStart, ProtocolError> {
+        let f = exact(
+            p,
+            &[
+                "tabId",
+                "projectId",
+                "sessionId",
+                "messages",
+                "settings",
+                "modelConfig",
+                "attachments",
+                "activeEditorFile",
+            ],
+            &["tabId", "projectId", "sessionId", "messages"],
+        )?;
+        let tab_id = tab_id(&f)?;
+        let project_id = project_id(&f)?;
+        let session_id = session_id(&f)?;
+        let messages = wire::array(f.raw("messages")).ok_or_else(|| {
+            fail(
+                ErrorCode::InvalidMessages,
+                f.at("messages"),
+                "messages must be an array",
+            )
+        })?;
+        let object = |key: &str| {
+            wire::optional(f.raw(key), |v| v.as_object().cloned()).map_err(|()| {
+                fail(
+                    ErrorCode::InvalidRunStart,
+                    f.at(key),
+                    "Run settings, modelConfig, and attachments must be objects",
+                )
+            })
+        };
+        let settings = object("settings")?;
+        let model_config = object("modelConfig")?;
+        let attachments = object("attachments")?;
+        let active_editor_file =
+            wire::optional(f.raw("activeEditorFile"), ActiveEditorFile::parse_strict).map_err(|()| {
+                fail(
+                    ErrorCode::InvalidActiveEditorFile,
+                    f.at("activeEditorFile"),
+                    "activeEditorFile is invalid",
+                )
+            })?;
+        Ok(AiStreamStart {
+            tab_id,
+            project_id,
+            session_id,
+            messages,
+            settings,
+            model_config,
+            attachments,
+            active_editor_file,
+        })
+    }
+}
+
+/// `AI_RUN_RESERVE`: the exact identity a later `AI_STREAM_START` must match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunReserve {
+    /// The tab the run will use.
+    pub tab_id: u64,
+    /// The project.
+    pub project_id: String,
+    /// The chat.
+    pub session_id: String,
+}
+
+impl RunReserve {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<RunReserve, ProtocolError> {
+        let keys = ["tabId", "projectId", "sessionId"];
+        let f = exact(p, &keys, &keys)?;
+        Ok(RunReserve {
+            tab_id: tab_id(&f)?,
+            project_id: project_id(&f)?,
+            session_id: session_id(&f)?,
+        })
+    }
+}
+
+/// `AI_RUN_STATUS`: whether a chat has a run in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStatus {
+    /// The project.
+    pub project_id: String,
+    /// The chat.
+    pub session_id: String,
+}
+
+impl RunStatus {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<RunStatus, ProtocolError> {
+        let f = exact(p, &["projectId", "sessionId"], &["projectId", "sessionId"])?;
+        let message = "Run status requires projectId and sessionId";
+        let read = |key: &str| {
+            wire::bounded_non_blank(f.raw(key), to_usize(SCOPE_ID))
+                .ok_or_else(|| fail(ErrorCode::InvalidRunStatus, f.at(key), message))
+        };
+        Ok(RunStatus {
+            project_id: read("projectId")?,
+            session_id: read("sessionId")?,
+        })
+    }
+}
+
+/// Which stream a delta belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StreamChannel {
+    /// The answer the user reads.
+    Content,
+    /// The model's reasoning, shown apart from the answer.
+    Reasoning,
+}
+
+/// One delta of streamed text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamItem {
+    /// Where the text goes.
+    pub channel: StreamChannel,
+    /// The text to append.
+    pub text: String,
+}
+
+/// `AI_STREAM_BATCH`: deltas batched into one message, so a fast model does
+/// not send the panel one message per token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamBatch {
+    /// The deltas, in order.
+    pub items: Vec<StreamItem>,
+}
+
+impl StreamBatch {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<StreamBatch, ProtocolError> {
+        let f = exact(p, &["items"], &["items"])?;
+        let message = "Stream batch items are invalid";
+        let raw = f
+            .raw("items")
+            .and_then(Value::as_array)
+            .filter(|items| items.len() <= to_usize(limits::MAX_STREAM_BATCH_ITEMS))
+            .ok_or_else(|| fail(ErrorCode::InvalidStreamBatch, f.at("items"), message))?;
+        let mut items = Vec::with_capacity(raw.len());
+        for (index, item) in raw.iter().enumerate() {
+            let parsed = item.as_object().and_then(|m| {
+                if m.keys().any(|k| !matches!(k.as_str(), "channel" | "text")) {
+                    return None;
+                }
+                let channel = match m.get("channel")?.as_str()? {
+                    "content" => StreamChannel::Content,
+                    "reasoning" => StreamChannel::Reasoning,
+                    _ => return None,
+                };
+                Some(StreamItem {
+                    channel,
+                    text: m.get("text")?.as_str()?.to_owned(),
+                })
+            });
+            items.push(parsed.ok_or_else(|| {
+                fail(
+                    ErrorCode::InvalidStreamBatch,
+                    format!("$.payload.items[{index}]"),
+                    message,
+                )
+            })?);
+        }
+        Ok(StreamBatch { items })
+    }
+}
+
+/// `AI_STREAM_DONE`: the run finished.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StreamDone {
+    /// The snapshot taken of the document the run edited.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub snapshot: Option<PublicDocumentSnapshot>,
+    /// Why no snapshot could be kept, when one should have been.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub snapshot_warning: Option<String>,
+}
+
+impl StreamDone {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<StreamDone, ProtocolError> {
+        let f = exact(p, &["snapshot", "snapshotWarning"], &[])?;
+        let snapshot = wire::optional(f.raw("snapshot"), PublicDocumentSnapshot::parse_strict).map_err(|()| {
+            fail(
+                ErrorCode::InvalidDocumentSnapshot,
+                f.at("snapshot"),
+                "Completed-run snapshot metadata is invalid.",
+            )
+        })?;
+        let snapshot_warning = wire::optional(f.raw("snapshotWarning"), |v| {
+            wire::bounded_string(Some(v), to_usize(limits::MAX_NOTICE_CHARS))
+        })
+        .map_err(|()| {
+            fail(
+                ErrorCode::InvalidDocumentSnapshotWarning,
+                f.at("snapshotWarning"),
+                "Completed-run snapshot warning is invalid.",
+            )
+        })?;
+        Ok(StreamDone {
+            snapshot,
+            snapshot_warning,
+        })
+    }
+}
+
+/// `AI_STREAM_CANCELLED` and `AI_STREAM_ERROR`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunTerminal {
+    /// The stable code (`CANCELLED` for a stop).
+    pub code: String,
+    /// The sentence the panel shows.
+    pub message: String,
+}
+
+impl RunTerminal {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<RunTerminal, ProtocolError> {
+        let f = exact(p, &["code", "message"], &["code", "message"])?;
+        let message = "Run terminal error requires code and message";
+        let code = wire::bounded_non_blank(f.raw("code"), to_usize(limits::MAX_ERROR_CODE_CHARS))
+            .ok_or_else(|| fail(ErrorCode::InvalidRunError, f.at("code"), message))?;
+        let text = f
+            .raw("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| fail(ErrorCode::InvalidRunError, f.at("message"), message))?;
+        Ok(RunTerminal { code, message: text })
+    }
+}
