@@ -50,12 +50,17 @@ impl<'a> Fields<'a> {
 
     /// The value when present and not `null`.
     pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
-        self.map.get(key).filter(|v| !v.is_null())
+        present(self.map, key)
     }
 
     pub(crate) fn at(&self, key: &str) -> String {
         format!("{}.{key}", self.path)
     }
+}
+
+/// A key's value when present and not `null` (the original's `x != null`).
+pub(crate) fn present<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).filter(|v| !v.is_null())
 }
 
 /// A string with a non-whitespace character and at most `max` UTF-16 units.

@@ -1,0 +1,305 @@
+//! Checking the model's arguments against a checked schema, immediately
+//! before each dispatch.
+//!
+//! JavaScript semantics decide: string lengths count code points, `1.0` is an
+//! integer, `const` and `enum` compare like the original's deep equality.
+//! The number of values visited is bounded, so even a wide schema with
+//! compositions cannot make one call expensive.
+
+use super::errors::{Collector, ToolErrorCode, ToolErrors};
+use crate::js;
+use crate::limits::{self, to_usize};
+use crate::wire::present;
+use regex_automata::meta::Regex;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// Checks `value` against `schema`, whose patterns were compiled into
+/// `patterns` when the schema was checked.
+pub(crate) fn check_arguments(
+    value: &Value,
+    schema: &Value,
+    patterns: &HashMap<String, Regex>,
+) -> Result<(), ToolErrors> {
+    let mut state = ValueState::default();
+    Checker { patterns }.check(value, schema, "$", 0, &mut state);
+    state.collector.finish()
+}
+
+#[derive(Default)]
+struct ValueState {
+    collector: Collector,
+    /// Values visited so far, composition trials included.
+    seen: usize,
+}
+
+struct Checker<'a> {
+    patterns: &'a HashMap<String, Regex>,
+}
+
+impl Checker<'_> {
+    fn check(&self, value: &Value, schema: &Value, path: &str, depth: usize, state: &mut ValueState) {
+        if state.collector.full() {
+            return;
+        }
+        state.seen += 1;
+        if state.seen > to_usize(limits::MAX_VISITED_ARGUMENT_VALUES) || depth > to_usize(limits::MAX_SCHEMA_DEPTH) {
+            return state.collector.add(
+                ToolErrorCode::ArgumentComplexity,
+                path.to_owned(),
+                "The arguments are nested too deeply or are too large.",
+            );
+        }
+        let map = match schema {
+            Value::Bool(true) => return,
+            Value::Bool(false) => {
+                return state.collector.add(
+                    ToolErrorCode::SchemaFalse,
+                    path.to_owned(),
+                    "The schema rejects this value.",
+                );
+            }
+            Value::Object(map) => map,
+            _ => return,
+        };
+        if !check_const_enum_type(value, map, path, &mut state.collector) {
+            return;
+        }
+        match value {
+            Value::String(text) => self.check_string(text, map, path, &mut state.collector),
+            Value::Number(_) => check_number(value, map, path, &mut state.collector),
+            Value::Array(items) => self.check_array(items, map, path, depth, state),
+            Value::Object(object) => self.check_object(object, map, path, depth, state),
+            Value::Null | Value::Bool(_) => {}
+        }
+        self.check_compositions(value, map, path, depth, state);
+    }
+
+    /// `minLength`, `maxLength` (in code points) and `pattern`.
+    fn check_string(&self, text: &str, map: &Map<String, Value>, path: &str, c: &mut Collector) {
+        let length = js::code_point_len(text) as f64;
+        if let Some(min) = present(map, "minLength").and_then(js::as_number)
+            && length < min
+        {
+            c.add(
+                ToolErrorCode::MinLength,
+                path.to_owned(),
+                format!("Use at least {} characters.", js::number_to_string(min)),
+            );
+        }
+        if let Some(max) = present(map, "maxLength").and_then(js::as_number)
+            && length > max
+        {
+            c.add(
+                ToolErrorCode::MaxLength,
+                path.to_owned(),
+                format!("Use at most {} characters.", js::number_to_string(max)),
+            );
+        }
+        if let Some(pattern) = present(map, "pattern").and_then(Value::as_str) {
+            let matched = self.patterns.get(pattern).is_some_and(|re| re.is_match(text));
+            if !matched {
+                c.add(
+                    ToolErrorCode::Pattern,
+                    path.to_owned(),
+                    "The text does not match the pattern.",
+                );
+            }
+        }
+    }
+
+    /// The argument array limit, `minItems`, `maxItems` and `items`.
+    fn check_array(&self, items: &[Value], map: &Map<String, Value>, path: &str, depth: usize, state: &mut ValueState) {
+        let c = &mut state.collector;
+        let count = items.len();
+        let limit = to_usize(limits::MAX_ARGUMENT_ARRAY_ITEMS);
+        if count > limit {
+            c.add(
+                ToolErrorCode::ArrayLimit,
+                path.to_owned(),
+                "The array is longer than supported.",
+            );
+        }
+        if let Some(min) = present(map, "minItems").and_then(js::as_number)
+            && (count as f64) < min
+        {
+            c.add(
+                ToolErrorCode::MinItems,
+                path.to_owned(),
+                format!("Give at least {} items.", js::number_to_string(min)),
+            );
+        }
+        if let Some(max) = present(map, "maxItems").and_then(js::as_number)
+            && (count as f64) > max
+        {
+            c.add(
+                ToolErrorCode::MaxItems,
+                path.to_owned(),
+                format!("Give at most {} items.", js::number_to_string(max)),
+            );
+        }
+        if let Some(item_schema) = map.get("items")
+            && count <= limit
+        {
+            for (index, item) in items.iter().enumerate() {
+                self.check(item, item_schema, &format!("{path}[{index}]"), depth + 1, state);
+            }
+        }
+    }
+
+    /// `required`, `properties` and `additionalProperties: false`.
+    fn check_object(
+        &self,
+        object: &Map<String, Value>,
+        map: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+        state: &mut ValueState,
+    ) {
+        for key in present(map, "required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+        {
+            if !object.contains_key(key) {
+                state.collector.add(
+                    ToolErrorCode::Required,
+                    format!("{path}.{key}"),
+                    format!("The property {key} is required."),
+                );
+            }
+        }
+        let properties = present(map, "properties").and_then(Value::as_object);
+        if let Some(properties) = properties {
+            for (key, child) in properties {
+                if let Some(item) = object.get(key) {
+                    self.check(item, child, &format!("{path}.{key}"), depth + 1, state);
+                }
+            }
+        }
+        if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+            for key in object.keys() {
+                if !properties.is_some_and(|p| p.contains_key(key)) {
+                    state.collector.add(
+                        ToolErrorCode::AdditionalProperty,
+                        format!("{path}.{key}"),
+                        format!("The property {key} is not allowed."),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `allOf`, `anyOf`, `oneOf`: each branch is tried on its own, so a
+    /// failing branch's problems are not reported, only the composition's.
+    fn check_compositions(
+        &self,
+        value: &Value,
+        map: &Map<String, Value>,
+        path: &str,
+        depth: usize,
+        state: &mut ValueState,
+    ) {
+        for (key, code, message) in [
+            (
+                "allOf",
+                ToolErrorCode::AllOf,
+                "The value does not satisfy every allOf schema.",
+            ),
+            ("anyOf", ToolErrorCode::AnyOf, "The value satisfies no anyOf schema."),
+            (
+                "oneOf",
+                ToolErrorCode::OneOf,
+                "The value must satisfy exactly one oneOf schema.",
+            ),
+        ] {
+            let Some(branches) = map.get(key).and_then(Value::as_array) else {
+                continue;
+            };
+            let matches = branches
+                .iter()
+                .filter(|child| {
+                    let mut trial = ValueState::default();
+                    self.check(value, child, path, depth + 1, &mut trial);
+                    trial.collector.is_empty()
+                })
+                .count();
+            let failed = match key {
+                "allOf" => matches != branches.len(),
+                "anyOf" => matches == 0,
+                _ => matches != 1,
+            };
+            if failed {
+                state.collector.add(code, path.to_owned(), message);
+            }
+        }
+    }
+}
+
+/// `const`, `enum` and `type`; whether the type-specific checks should run
+/// (the type matched and the collector has room).
+fn check_const_enum_type(value: &Value, map: &Map<String, Value>, path: &str, c: &mut Collector) -> bool {
+    if let Some(expected) = map.get("const")
+        && !js::deep_equal(value, expected)
+    {
+        c.add(ToolErrorCode::Const, path.to_owned(), "The value differs from const.");
+    }
+    if let Some(values) = map.get("enum").and_then(Value::as_array)
+        && !values.iter().any(|item| js::deep_equal(item, value))
+    {
+        c.add(
+            ToolErrorCode::Enum,
+            path.to_owned(),
+            "The value is not one of the enum values.",
+        );
+    }
+    let type_name = map.get("type").and_then(Value::as_str).filter(|t| !t.is_empty());
+    let type_ok = type_name.is_none_or(|t| matches_type(value, t));
+    if let Some(t) = type_name
+        && !type_ok
+    {
+        c.add(
+            ToolErrorCode::Type,
+            path.to_owned(),
+            format!("Expected a value of type {t}."),
+        );
+    }
+    type_ok && !c.full()
+}
+
+/// `minimum` and `maximum`.
+fn check_number(value: &Value, map: &Map<String, Value>, path: &str, c: &mut Collector) {
+    let n = js::as_number(value).unwrap_or(f64::NAN);
+    if let Some(min) = present(map, "minimum").and_then(js::as_number)
+        && n < min
+    {
+        c.add(
+            ToolErrorCode::Minimum,
+            path.to_owned(),
+            format!("The number must be at least {}.", js::number_to_string(min)),
+        );
+    }
+    if let Some(max) = present(map, "maximum").and_then(js::as_number)
+        && n > max
+    {
+        c.add(
+            ToolErrorCode::Maximum,
+            path.to_owned(),
+            format!("The number must be at most {}.", js::number_to_string(max)),
+        );
+    }
+}
+
+fn matches_type(value: &Value, type_name: &str) -> bool {
+    match type_name {
+        "null" => value.is_null(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        "integer" => js::is_integer(value),
+        "number" => js::as_number(value).is_some_and(f64::is_finite),
+        "string" => value.is_string(),
+        "boolean" => value.is_boolean(),
+        _ => false,
+    }
+}
