@@ -17,12 +17,17 @@ pub const DEFAULT_ACTIVE_FILE_LABEL: &str = "Current Typst document";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
+    /// The page read a whole path (a breadcrumb or a declared path).
     High,
+    /// The page read only a file name or the tab title; also what an
+    /// unknown value becomes.
     Medium,
+    /// A weak guess.
     Low,
 }
 
 impl Confidence {
+    /// Parses a wire string; `None` for anything else.
     pub fn from_wire(value: &str) -> Option<Confidence> {
         match value {
             "high" => Some(Confidence::High),
@@ -39,10 +44,16 @@ impl Confidence {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ActiveEditorFile {
+    /// The project's name, `null` when the page could not read it.
     pub project_label: Option<String>,
+    /// Clean project-relative path with an extension (`chapters/intro.typ`).
     pub relative_path: String,
+    /// The path's last segment.
     pub basename: String,
+    /// Which part of the page named the file (`header_breadcrumb`, …), or
+    /// `unknown`.
     pub source: String,
+    /// How sure the page was.
     pub confidence: Confidence,
 }
 
@@ -239,6 +250,7 @@ impl ActiveEditorFile {
         ActiveEditorFile::normalize(candidate)
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }

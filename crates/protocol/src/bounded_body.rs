@@ -14,6 +14,7 @@ use std::fmt;
 /// stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BodyTooLarge {
+    /// The limit that was crossed.
     pub max_bytes: usize,
 }
 
@@ -87,6 +88,7 @@ pub struct BoundedText {
 }
 
 impl BoundedText {
+    /// An empty body that may grow to `max_bytes` bytes.
     pub fn new(max_bytes: usize) -> BoundedText {
         BoundedText {
             max_bytes,

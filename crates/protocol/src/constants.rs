@@ -14,11 +14,14 @@ pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
 #[serde(rename_all = "lowercase")]
 pub enum EditorApprovalMode {
     #[default]
+    /// Each editor write waits until the user approves its diff.
     Ask,
+    /// Editor writes apply at once (a checkpoint still allows revert).
     Auto,
 }
 
 impl EditorApprovalMode {
+    /// The stored settings value.
     pub const fn as_str(self) -> &'static str {
         match self {
             EditorApprovalMode::Ask => "ask",
@@ -41,20 +44,25 @@ impl EditorApprovalMode {
 pub enum SendMessageShortcut {
     #[default]
     #[serde(rename = "enter")]
+    /// Enter sends; Shift+Enter breaks the line.
     Enter,
     #[serde(rename = "shift-enter")]
+    /// Shift+Enter sends; Enter breaks the line.
     ShiftEnter,
     #[serde(rename = "ctrl-enter")]
+    /// Ctrl+Enter sends; Enter breaks the line.
     CtrlEnter,
 }
 
 impl SendMessageShortcut {
+    /// Every shortcut, in the order the settings list them.
     pub const ALL: [SendMessageShortcut; 3] = [
         SendMessageShortcut::Enter,
         SendMessageShortcut::ShiftEnter,
         SendMessageShortcut::CtrlEnter,
     ];
 
+    /// The stored settings value.
     pub const fn as_str(self) -> &'static str {
         match self {
             SendMessageShortcut::Enter => "enter",
@@ -87,18 +95,29 @@ pub fn is_reasoning_effort_default(value: Option<&serde_json::Value>) -> bool {
 
 /// Keys of `chrome.storage.local`. Body keys are a prefix followed by an id.
 pub mod storage_keys {
+    /// The user's settings record.
     pub const SETTINGS: &str = "typstAgent.settings";
     /// Version-1 session aggregate, kept only until the v2 migration finishes.
     pub const SESSIONS: &str = "typstAgent.sessions";
+    /// The v2 session index (one entry per chat).
     pub const SESSION_INDEX: &str = "typstAgent.sessionIndex.v2";
+    /// Prefix of a v2 session body key; the chat id follows.
     pub const SESSION_BODY_PREFIX: &str = "typstAgent.sessionBody.v2.";
+    /// Marker that the v1 → v2 session migration finished.
     pub const SESSION_MIGRATION: &str = "typstAgent.sessionMigration.v2";
+    /// The edit-checkpoint index.
     pub const EDIT_CHECKPOINT_INDEX: &str = "typstAgent.editCheckpointIndex.v1";
+    /// Prefix of an edit-checkpoint body key; the checkpoint id follows.
     pub const EDIT_CHECKPOINT_BODY_PREFIX: &str = "typstAgent.editCheckpointBody.v1.";
+    /// The document-snapshot index.
     pub const DOCUMENT_SNAPSHOT_INDEX: &str = "typstAgent.documentSnapshotIndex.v1";
+    /// Prefix of a document-snapshot body key; the snapshot id follows.
     pub const DOCUMENT_SNAPSHOT_BODY_PREFIX: &str = "typstAgent.documentSnapshotBody.v1.";
+    /// The custom tools registry.
     pub const CUSTOM_TOOLS: &str = "typstAgent.customTools";
+    /// The MCP servers registry.
     pub const MCP_SERVERS: &str = "typstAgent.mcpServers";
+    /// The panel's theme name.
     pub const THEME: &str = "typstAgent.theme";
 
     /// Every fixed key (prefixes excluded), in the original's order.
@@ -131,8 +150,11 @@ pub mod schema_versions {
 
 /// Theme names; storage falls back to dark.
 pub mod themes {
+    /// The dark theme.
     pub const DARK: &str = "dark";
+    /// The light theme.
     pub const LIGHT: &str = "light";
+    /// The theme used when none (or an unknown one) is stored.
     pub const DEFAULT: &str = DARK;
 }
 

@@ -14,8 +14,11 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DiffRowKind {
+    /// A line both texts share, shown around a change.
     Context,
+    /// A line only the old text has.
     Delete,
+    /// A line only the new text has.
     Insert,
 }
 
@@ -24,9 +27,13 @@ pub enum DiffRowKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffRow {
+    /// What the row shows.
     pub kind: DiffRowKind,
+    /// Its 1-based line in the old text, when it has one.
     pub old_line: Option<u64>,
+    /// Its 1-based line in the new text, when it has one.
     pub new_line: Option<u64>,
+    /// The line's text.
     pub text: String,
 }
 
@@ -34,10 +41,15 @@ pub struct DiffRow {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DiffHunk {
+    /// First old line of the hunk (1-based).
     pub old_start: u64,
+    /// How many old lines the hunk covers.
     pub old_lines: u64,
+    /// First new line of the hunk (1-based).
     pub new_start: u64,
+    /// How many new lines the hunk covers.
     pub new_lines: u64,
+    /// The hunk's rows, in order.
     pub rows: Vec<DiffRow>,
 }
 
@@ -47,9 +59,13 @@ pub struct DiffHunk {
 pub struct DiffPreview {
     /// Always `unified-diff`; kept so the value serialises to the wire shape.
     pub kind: DiffPreviewKind,
+    /// The file the diff is of, as the user knows it.
     pub file_label: String,
+    /// Inserted lines in all hunks.
     pub additions: u64,
+    /// Deleted lines in all hunks.
     pub deletions: u64,
+    /// The hunks, in document order.
     pub hunks: Vec<DiffHunk>,
 }
 
@@ -58,6 +74,7 @@ pub struct DiffPreview {
 pub enum DiffPreviewKind {
     #[default]
     #[serde(rename = "unified-diff")]
+    /// `unified-diff` on the wire.
     UnifiedDiff,
 }
 
@@ -165,6 +182,7 @@ impl DiffPreview {
         DiffPreview::parse(value).is_some()
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }

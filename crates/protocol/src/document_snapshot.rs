@@ -14,12 +14,16 @@ use serde_json::Value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SnapshotKind {
+    /// Taken by the user.
     Manual,
+    /// Taken after a response that edited the document.
     Automatic,
+    /// Taken just before a restore, so the restore itself can be undone.
     Rescue,
 }
 
 impl SnapshotKind {
+    /// Parses a wire string; `None` for anything else.
     pub fn from_wire(value: &str) -> Option<SnapshotKind> {
         match value {
             "manual" => Some(SnapshotKind::Manual),
@@ -46,14 +50,22 @@ pub const SNAPSHOT_RESTORED_UPDATE_KIND: &str = "snapshot-restored";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PublicDocumentSnapshot {
+    /// The snapshot's record id.
     pub id: String,
+    /// Why it was taken.
     pub kind: SnapshotKind,
+    /// The project whose document it holds.
     pub project_id: String,
+    /// The file it holds, as the user knows it.
     pub file_label: String,
+    /// Its title (a default per kind when none was given).
     pub title: String,
+    /// When it was taken, in milliseconds since the epoch.
     pub created_at: f64,
+    /// Length of the held text.
     pub text_length: u64,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// The chat whose response it follows (automatic snapshots only).
     pub session_id: Option<String>,
 }
 
@@ -177,6 +189,7 @@ impl PublicDocumentSnapshot {
         })
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }
@@ -187,9 +200,13 @@ impl PublicDocumentSnapshot {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SnapshotRestoredUpdate {
+    /// Always `snapshot-restored`.
     pub kind: String,
+    /// The snapshot that was restored.
     pub snapshot_id: String,
+    /// The file it was restored into.
     pub file_label: String,
+    /// When, in milliseconds since the epoch.
     pub restored_at: f64,
 }
 
@@ -232,6 +249,7 @@ impl SnapshotRestoredUpdate {
         })
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }

@@ -28,13 +28,18 @@ pub const DEFAULT_UNAVAILABLE_REASON: &str = "Revert data is unavailable.";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EditCheckpointStatus {
+    /// Staged before the write lands; no receipt shows it.
     Prepared,
+    /// The write landed; it can be reverted.
     Applied,
+    /// A revert is in progress.
     Reverting,
+    /// The write was reverted.
     Reverted,
 }
 
 impl EditCheckpointStatus {
+    /// The stored value.
     pub const fn as_str(self) -> &'static str {
         match self {
             EditCheckpointStatus::Prepared => "prepared",
@@ -44,6 +49,7 @@ impl EditCheckpointStatus {
         }
     }
 
+    /// Parses a stored value; `None` for anything else.
     pub fn from_wire(value: &str) -> Option<EditCheckpointStatus> {
         match value {
             "prepared" => Some(EditCheckpointStatus::Prepared),
@@ -59,8 +65,11 @@ impl EditCheckpointStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PublicCheckpointStatus {
+    /// The write landed and can be reverted.
     Applied,
+    /// The write was reverted.
     Reverted,
+    /// The write can no longer be reverted (see the reason).
     Unavailable,
 }
 
@@ -79,11 +88,16 @@ impl PublicCheckpointStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PublicEditCheckpoint {
+    /// The checkpoint's record id.
     pub id: String,
+    /// What the receipt shows.
     pub status: PublicCheckpointStatus,
+    /// The file written, as the user knows it.
     pub file_label: String,
+    /// When the write happened, in milliseconds since the epoch.
     pub created_at: f64,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// Why a revert is impossible (unavailable receipts only).
     pub unavailable_reason: Option<String>,
 }
 
@@ -183,6 +197,7 @@ impl PublicEditCheckpoint {
         latest
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }
@@ -191,8 +206,11 @@ impl PublicEditCheckpoint {
 /// One replacement in UTF-16 offsets of the original text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TextChange {
+    /// Start of the replaced range.
     pub from: u64,
+    /// End of the replaced range (exclusive).
     pub to: u64,
+    /// The text put in its place.
     pub insert: String,
 }
 
@@ -201,7 +219,10 @@ pub struct TextChange {
 pub enum TextChangeError {
     /// Changes out of order, overlapping, past the end, or inside a
     /// surrogate pair.
-    InvalidRange { index: usize },
+    InvalidRange {
+        /// The first change that does not fit.
+        index: usize,
+    },
 }
 
 impl std::fmt::Display for TextChangeError {

@@ -18,17 +18,27 @@ use std::fmt;
 /// Why an endpoint or header record was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EndpointErrorCode {
+    /// The URL does not parse.
     InvalidUrl,
+    /// The URL carries a user name or password.
     EmbeddedCredentials,
+    /// The scheme is neither `https` nor `http`.
     UnsupportedScheme,
+    /// Plain HTTP to a non-loopback origin the user has not acknowledged.
     InsecureConfirmationRequired,
+    /// The headers are not a JSON object.
     InvalidHeaders,
+    /// More than 32 headers.
     HeaderLimit,
+    /// A header name is not a short token, or its value not a short
+    /// single-line string.
     InvalidHeader,
+    /// A header the transport manages itself.
     ProtectedHeader,
 }
 
 impl EndpointErrorCode {
+    /// The stable wire string.
     pub const fn as_str(self) -> &'static str {
         match self {
             EndpointErrorCode::InvalidUrl => "INVALID_URL",
@@ -53,15 +63,21 @@ impl Serialize for EndpointErrorCode {
 /// that needs an acknowledgement.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct EndpointError {
+    /// The stable code callers branch on.
     pub code: EndpointErrorCode,
+    /// Always `$`: the whole record.
     pub path: &'static str,
+    /// The sentence for people.
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The origin to acknowledge, for `INSECURE_CONFIRMATION_REQUIRED`.
     pub details: Option<OriginDetails>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// The origin an insecure-transport acknowledgement would cover.
 pub struct OriginDetails {
+    /// `scheme://host[:port]`.
     pub origin: String,
 }
 
@@ -85,6 +101,7 @@ fn fail(code: EndpointErrorCode, message: impl Into<String>) -> EndpointError {
 /// How traffic to an accepted endpoint travels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Transport {
+    /// Encrypted transport.
     Https,
     /// HTTP to `localhost`, `*.localhost`, `::1` or `127.0.0.0/8`.
     LoopbackHttp,
@@ -99,6 +116,7 @@ pub struct Endpoint {
     pub url: String,
     /// `scheme://host[:port]`.
     pub origin: String,
+    /// How the traffic travels.
     pub transport: Transport,
 }
 
@@ -211,7 +229,9 @@ pub fn is_loopback_hostname(hostname: &str) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InsecureAcknowledgement {
+    /// The user acknowledged sending this record's traffic unencrypted.
     pub insecure_transport_acknowledged: bool,
+    /// The exact origin that acknowledgement covers.
     pub insecure_transport_acknowledged_origin: Option<String>,
 }
 
@@ -284,7 +304,9 @@ pub const PROTECTED_MCP_HEADERS: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeaderPolicy {
     #[default]
+    /// Model and custom-tool requests.
     Plain,
+    /// MCP requests, whose `mcp-*` protocol headers are managed too.
     Mcp,
 }
 

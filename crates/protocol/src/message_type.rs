@@ -8,19 +8,12 @@
 /// Whether a message asks for an answer, reports something, or is the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MessageKind {
+    /// Asks for an answer (carries a `requestId`).
     Request,
+    /// Reports something; nobody answers it.
     Event,
+    /// The answer to a request.
     Response,
-}
-
-impl MessageKind {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            MessageKind::Request => "request",
-            MessageKind::Event => "event",
-            MessageKind::Response => "response",
-        }
-    }
 }
 
 macro_rules! message_types {
@@ -28,7 +21,10 @@ macro_rules! message_types {
         /// One of the 61 message types.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum MessageType {
-            $( $variant, )*
+            $(
+                #[doc = concat!("The `", $wire, "` message ([`MessageKind::", stringify!($kind), "`]).")]
+                $variant,
+            )*
         }
 
         impl MessageType {
@@ -49,6 +45,7 @@ macro_rules! message_types {
                 }
             }
 
+            /// Whether the type asks, reports or answers.
             pub const fn kind(self) -> MessageKind {
                 match self { $( MessageType::$variant => MessageKind::$kind, )* }
             }

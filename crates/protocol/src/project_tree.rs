@@ -17,8 +17,11 @@ pub const PROJECT_TREE_SOURCE: &str = "files_panel_dom";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EntryKind {
+    /// A file.
     File,
+    /// A folder.
     Folder,
+    /// A row the page could not classify.
     Unknown,
 }
 
@@ -26,24 +29,32 @@ pub enum EntryKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FolderState {
+    /// Its children are listed.
     Expanded,
+    /// Its children are hidden.
     Collapsed,
 }
 
 /// One row; folders always carry a state, other rows never do.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectTreeEntry {
+    /// Clean project-relative path.
     pub path: String,
+    /// What the row is.
     pub kind: EntryKind,
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    /// Folders only: whether the children are shown.
     pub state: Option<FolderState>,
 }
 
 /// `{source:'files_panel_dom', entries, truncated}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProjectTree {
+    /// Always `files_panel_dom`.
     pub source: String,
+    /// The rows, in sidebar order.
     pub entries: Vec<ProjectTreeEntry>,
+    /// Whether the page, or the bound, left rows out.
     pub truncated: bool,
 }
 
@@ -121,6 +132,7 @@ impl ProjectTree {
         ProjectTree::normalize(tree)
     }
 
+    /// The exact wire JSON.
     pub fn to_value(&self) -> Value {
         crate::wire::to_value(self)
     }

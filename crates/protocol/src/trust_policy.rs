@@ -154,6 +154,8 @@ pub fn has_current_custom_tool_trust(tool: Option<&Value>) -> bool {
     has_current_trust(tool, custom_tool_trust_fingerprint)
 }
 
+/// Trust holds only while `trustedAutoRun` is set and the stored fingerprint
+/// equals the current configuration's.
 pub fn has_current_mcp_server_trust(server: Option<&Value>) -> bool {
     has_current_trust(server, mcp_server_trust_fingerprint)
 }
