@@ -107,40 +107,46 @@ fn or_default(record: Option<&Value>, key: &str, fallback: Value) -> Value {
     }
 }
 
-fn configuration_fingerprint(prefix: &str, value: &Value) -> String {
-    let canonical = js::canonical_json(value);
+/// `<prefix>:<length>:<hash>` over the canonical JSON of the `covered`
+/// fields of `record`, each replaced by its default when not truthy.
+fn configuration_fingerprint<'a>(
+    prefix: &str,
+    record: Option<&Value>,
+    covered: impl IntoIterator<Item = (&'a str, Value)>,
+) -> String {
+    let covered: Map<String, Value> = covered
+        .into_iter()
+        .map(|(key, fallback)| (key.to_owned(), or_default(record, key, fallback)))
+        .collect();
+    let canonical = js::canonical_json(&Value::Object(covered));
     format!("{prefix}:{}:{}", js::utf16_len(&canonical), stable_hash(&canonical))
 }
 
 /// `custom-v1:<length>:<hash>` over `{id, name, description, endpoint,
 /// headers, parameters}` of a custom tool record.
 pub fn custom_tool_trust_fingerprint(tool: Option<&Value>) -> String {
-    let mut covered = Map::new();
-    covered.insert("id".to_owned(), or_default(tool, "id", json!("")));
-    covered.insert("name".to_owned(), or_default(tool, "name", json!("")));
-    covered.insert("description".to_owned(), or_default(tool, "description", json!("")));
-    covered.insert("endpoint".to_owned(), or_default(tool, "endpoint", json!("")));
-    covered.insert("headers".to_owned(), or_default(tool, "headers", json!({})));
-    covered.insert(
-        "parameters".to_owned(),
-        or_default(tool, "parameters", json!({"type": "object", "properties": {}})),
-    );
-    configuration_fingerprint("custom-v1", &Value::Object(covered))
+    let covered = [
+        ("id", json!("")),
+        ("name", json!("")),
+        ("description", json!("")),
+        ("endpoint", json!("")),
+        ("headers", json!({})),
+        ("parameters", json!({"type": "object", "properties": {}})),
+    ];
+    configuration_fingerprint("custom-v1", tool, covered)
 }
 
 /// `mcp-v1:<length>:<hash>` over `{id, name, url, headers, protocolMode}`
 /// of an MCP server record.
 pub fn mcp_server_trust_fingerprint(server: Option<&Value>) -> String {
-    let mut covered = Map::new();
-    covered.insert("id".to_owned(), or_default(server, "id", json!("")));
-    covered.insert("name".to_owned(), or_default(server, "name", json!("")));
-    covered.insert("url".to_owned(), or_default(server, "url", json!("")));
-    covered.insert("headers".to_owned(), or_default(server, "headers", json!({})));
-    covered.insert(
-        "protocolMode".to_owned(),
-        or_default(server, "protocolMode", json!("auto")),
-    );
-    configuration_fingerprint("mcp-v1", &Value::Object(covered))
+    let covered = [
+        ("id", json!("")),
+        ("name", json!("")),
+        ("url", json!("")),
+        ("headers", json!({})),
+        ("protocolMode", json!("auto")),
+    ];
+    configuration_fingerprint("mcp-v1", server, covered)
 }
 
 fn has_current_trust(record: Option<&Value>, fingerprint: impl FnOnce(Option<&Value>) -> String) -> bool {

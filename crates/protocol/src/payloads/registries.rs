@@ -87,11 +87,12 @@ pub struct SaveCustomTools {
 
 impl SaveCustomTools {
     pub(crate) fn parse(p: &Map<String, Value>) -> Result<SaveCustomTools, ProtocolError> {
-        let f = exact(p, &["tools", "mutation"], &["tools"])?;
-        let invalid = |key: &str| fail(ErrorCode::InvalidCustomTools, f.at(key), "tools or mutation is invalid");
-        let tools = wire::array(f.raw("tools")).ok_or_else(|| invalid("tools"))?;
-        let mutation =
-            wire::optional(f.raw("mutation"), |v| registry_mutation(v, false)).map_err(|()| invalid("mutation"))?;
+        let (tools, mutation) = registry_save(
+            p,
+            "tools",
+            ErrorCode::InvalidCustomTools,
+            "tools or mutation is invalid",
+        )?;
         Ok(SaveCustomTools { tools, mutation })
     }
 }
@@ -108,19 +109,30 @@ pub struct SaveMcpServers {
 
 impl SaveMcpServers {
     pub(crate) fn parse(p: &Map<String, Value>) -> Result<SaveMcpServers, ProtocolError> {
-        let f = exact(p, &["servers", "mutation"], &["servers"])?;
-        let invalid = |key: &str| {
-            fail(
-                ErrorCode::InvalidMcpServers,
-                f.at(key),
-                "servers or mutation is invalid",
-            )
-        };
-        let servers = wire::array(f.raw("servers")).ok_or_else(|| invalid("servers"))?;
-        let mutation =
-            wire::optional(f.raw("mutation"), |v| registry_mutation(v, false)).map_err(|()| invalid("mutation"))?;
+        let (servers, mutation) = registry_save(
+            p,
+            "servers",
+            ErrorCode::InvalidMcpServers,
+            "servers or mutation is invalid",
+        )?;
         Ok(SaveMcpServers { servers, mutation })
     }
+}
+
+/// `{<list>, mutation?}`, the shape both registry saves share: the list
+/// under `key` and an optional mutation without `select`.
+fn registry_save(
+    p: &Map<String, Value>,
+    key: &str,
+    code: ErrorCode,
+    message: &str,
+) -> Result<(Vec<Value>, Option<RegistryMutation>), ProtocolError> {
+    let f = exact(p, &[key, "mutation"], &[key])?;
+    let invalid = |field: &str| fail(code, f.at(field), message);
+    let records = wire::array(f.raw(key)).ok_or_else(|| invalid(key))?;
+    let mutation =
+        wire::optional(f.raw("mutation"), |v| registry_mutation(v, false)).map_err(|()| invalid("mutation"))?;
+    Ok((records, mutation))
 }
 
 /// `PROBE_MCP_SERVER`: list a server's tools before it is saved.

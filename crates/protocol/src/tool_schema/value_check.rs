@@ -67,7 +67,10 @@ impl Checker<'_> {
         }
         match value {
             Value::String(text) => self.check_string(text, map, path, &mut state.collector),
-            Value::Number(_) => check_number(value, map, path, &mut state.collector),
+            Value::Number(_) => {
+                let n = js::as_number(value).unwrap_or(f64::NAN);
+                check_bounds(&mut state.collector, map, path, n, &NUMBER_BOUNDS);
+            }
             Value::Array(items) => self.check_array(items, map, path, depth, state),
             Value::Object(object) => self.check_object(object, map, path, depth, state),
             Value::Null | Value::Bool(_) => {}
@@ -77,25 +80,7 @@ impl Checker<'_> {
 
     /// `minLength`, `maxLength` (in code points) and `pattern`.
     fn check_string(&self, text: &str, map: &Map<String, Value>, path: &str, c: &mut Collector) {
-        let length = js::code_point_len(text) as f64;
-        if let Some(min) = present(map, "minLength").and_then(js::as_number)
-            && length < min
-        {
-            c.add(
-                ToolErrorCode::MinLength,
-                path.to_owned(),
-                format!("Use at least {} characters.", js::number_to_string(min)),
-            );
-        }
-        if let Some(max) = present(map, "maxLength").and_then(js::as_number)
-            && length > max
-        {
-            c.add(
-                ToolErrorCode::MaxLength,
-                path.to_owned(),
-                format!("Use at most {} characters.", js::number_to_string(max)),
-            );
-        }
+        check_bounds(c, map, path, js::code_point_len(text) as f64, &LENGTH_BOUNDS);
         if let Some(pattern) = present(map, "pattern").and_then(Value::as_str) {
             let matched = self.patterns.get(pattern).is_some_and(|re| re.is_match(text));
             if !matched {
@@ -120,24 +105,7 @@ impl Checker<'_> {
                 "The array is longer than supported.",
             );
         }
-        if let Some(min) = present(map, "minItems").and_then(js::as_number)
-            && (count as f64) < min
-        {
-            c.add(
-                ToolErrorCode::MinItems,
-                path.to_owned(),
-                format!("Give at least {} items.", js::number_to_string(min)),
-            );
-        }
-        if let Some(max) = present(map, "maxItems").and_then(js::as_number)
-            && (count as f64) > max
-        {
-            c.add(
-                ToolErrorCode::MaxItems,
-                path.to_owned(),
-                format!("Give at most {} items.", js::number_to_string(max)),
-            );
-        }
+        check_bounds(c, map, path, count as f64, &ITEM_BOUNDS);
         if let Some(item_schema) = map.get("items")
             && count <= limit
         {
@@ -268,26 +236,77 @@ fn check_const_enum_type(value: &Value, map: &Map<String, Value>, path: &str, c:
     type_ok && !c.full()
 }
 
-/// `minimum` and `maximum`.
-fn check_number(value: &Value, map: &Map<String, Value>, path: &str, c: &mut Collector) {
-    let n = js::as_number(value).unwrap_or(f64::NAN);
-    if let Some(min) = present(map, "minimum").and_then(js::as_number)
-        && n < min
-    {
-        c.add(
-            ToolErrorCode::Minimum,
-            path.to_owned(),
-            format!("The number must be at least {}.", js::number_to_string(min)),
-        );
-    }
-    if let Some(max) = present(map, "maximum").and_then(js::as_number)
-        && n > max
-    {
-        c.add(
-            ToolErrorCode::Maximum,
-            path.to_owned(),
-            format!("The number must be at most {}.", js::number_to_string(max)),
-        );
+/// A numeric bound keyword and how to report crossing it.
+struct Bound {
+    key: &'static str,
+    code: ToolErrorCode,
+    /// A `min*` keyword: the value may not be below it (`max*`: above).
+    lower: bool,
+    /// The message's text before and after the bound's number.
+    message: (&'static str, &'static str),
+}
+
+const LENGTH_BOUNDS: [Bound; 2] = [
+    Bound {
+        key: "minLength",
+        code: ToolErrorCode::MinLength,
+        lower: true,
+        message: ("Use at least ", " characters."),
+    },
+    Bound {
+        key: "maxLength",
+        code: ToolErrorCode::MaxLength,
+        lower: false,
+        message: ("Use at most ", " characters."),
+    },
+];
+
+const ITEM_BOUNDS: [Bound; 2] = [
+    Bound {
+        key: "minItems",
+        code: ToolErrorCode::MinItems,
+        lower: true,
+        message: ("Give at least ", " items."),
+    },
+    Bound {
+        key: "maxItems",
+        code: ToolErrorCode::MaxItems,
+        lower: false,
+        message: ("Give at most ", " items."),
+    },
+];
+
+const NUMBER_BOUNDS: [Bound; 2] = [
+    Bound {
+        key: "minimum",
+        code: ToolErrorCode::Minimum,
+        lower: true,
+        message: ("The number must be at least ", "."),
+    },
+    Bound {
+        key: "maximum",
+        code: ToolErrorCode::Maximum,
+        lower: false,
+        message: ("The number must be at most ", "."),
+    },
+];
+
+/// Checks `actual` (a length, a count or a number) against each bound the
+/// schema sets. A NaN crosses no bound, as in JavaScript.
+fn check_bounds(c: &mut Collector, map: &Map<String, Value>, path: &str, actual: f64, bounds: &[Bound]) {
+    for bound in bounds {
+        let Some(limit) = present(map, bound.key).and_then(js::as_number) else {
+            continue;
+        };
+        let crossed = if bound.lower { actual < limit } else { actual > limit };
+        if crossed {
+            let (before, after) = bound.message;
+            c.add(
+                bound.code,
+                path.to_owned(),
+                format!("{before}{}{after}", js::number_to_string(limit)),
+            );
+        }
     }
 }
 
