@@ -8,6 +8,7 @@
 //! schemes are refused. Headers are bounded and may not override what the
 //! transport manages.
 
+use crate::codes::wire_codes;
 use crate::js;
 use crate::limits::{self, to_usize};
 use crate::tool_schema::is_http_token;
@@ -15,47 +16,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// Why an endpoint or header record was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EndpointErrorCode {
-    /// The URL does not parse.
-    InvalidUrl,
-    /// The URL carries a user name or password.
-    EmbeddedCredentials,
-    /// The scheme is neither `https` nor `http`.
-    UnsupportedScheme,
-    /// Plain HTTP to a non-loopback origin the user has not acknowledged.
-    InsecureConfirmationRequired,
-    /// The headers are not a JSON object.
-    InvalidHeaders,
-    /// More than 32 headers.
-    HeaderLimit,
-    /// A header name is not a short token, or its value not a short
-    /// single-line string.
-    InvalidHeader,
-    /// A header the transport manages itself.
-    ProtectedHeader,
-}
-
-impl EndpointErrorCode {
-    /// The stable wire string.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            EndpointErrorCode::InvalidUrl => "INVALID_URL",
-            EndpointErrorCode::EmbeddedCredentials => "EMBEDDED_CREDENTIALS",
-            EndpointErrorCode::UnsupportedScheme => "UNSUPPORTED_SCHEME",
-            EndpointErrorCode::InsecureConfirmationRequired => "INSECURE_CONFIRMATION_REQUIRED",
-            EndpointErrorCode::InvalidHeaders => "INVALID_HEADERS",
-            EndpointErrorCode::HeaderLimit => "HEADER_LIMIT",
-            EndpointErrorCode::InvalidHeader => "INVALID_HEADER",
-            EndpointErrorCode::ProtectedHeader => "PROTECTED_HEADER",
-        }
-    }
-}
-
-impl Serialize for EndpointErrorCode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+wire_codes! {
+    /// Why an endpoint or header record was refused.
+    EndpointErrorCode {
+        /// The URL does not parse.
+        InvalidUrl = "INVALID_URL",
+        /// The URL carries a user name or password.
+        EmbeddedCredentials = "EMBEDDED_CREDENTIALS",
+        /// The scheme is neither `https` nor `http`.
+        UnsupportedScheme = "UNSUPPORTED_SCHEME",
+        /// Plain HTTP to a non-loopback origin the user has not acknowledged.
+        InsecureConfirmationRequired = "INSECURE_CONFIRMATION_REQUIRED",
+        /// The headers are not a JSON object.
+        InvalidHeaders = "INVALID_HEADERS",
+        /// More than 32 headers.
+        HeaderLimit = "HEADER_LIMIT",
+        /// A header name is not a short token, or its value not a short
+        /// single-line string.
+        InvalidHeader = "INVALID_HEADER",
+        /// A header the transport manages itself.
+        ProtectedHeader = "PROTECTED_HEADER",
     }
 }
 

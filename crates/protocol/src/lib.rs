@@ -50,6 +50,7 @@
 
 pub mod active_file;
 pub mod bounded_body;
+mod codes;
 pub mod constants;
 pub mod diff_preview;
 pub mod document_snapshot;

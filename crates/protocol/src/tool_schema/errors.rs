@@ -5,118 +5,92 @@
 //! once), but at most [`limits::MAX_VALIDATION_ERRORS`]: a hostile schema or
 //! argument value cannot make the report itself large.
 
+use crate::codes::wire_codes;
 use crate::limits::{self, to_usize};
 use serde::Serialize;
 use std::fmt;
 
-macro_rules! tool_codes {
-    ($( $(#[$doc:meta])* $variant:ident = $wire:literal, )*) => {
-        /// Why a schema or an argument value was rejected.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum ToolErrorCode { $( $(#[$doc])* $variant, )* }
-
-        impl ToolErrorCode {
-            /// Every code, for tests and generators.
-            pub const ALL: &'static [ToolErrorCode] = &[ $( ToolErrorCode::$variant, )* ];
-
-            /// The stable wire string.
-            pub const fn as_str(self) -> &'static str {
-                match self { $( ToolErrorCode::$variant => $wire, )* }
-            }
-        }
-    };
-}
-
-tool_codes! {
-    /// The raw arguments were not a string of JSON text.
-    ArgumentsNotJsonText = "ARGUMENTS_NOT_JSON_TEXT",
-    /// The raw arguments exceed 256 KiB.
-    ArgumentsTooLarge = "ARGUMENTS_TOO_LARGE",
-    /// The raw arguments are not valid JSON.
-    ArgumentsParseError = "ARGUMENTS_PARSE_ERROR",
-    /// The arguments are not a JSON object.
-    ArgumentsRootType = "ARGUMENTS_ROOT_TYPE",
-    /// The schema is nested too deeply.
-    SchemaDepthLimit = "SCHEMA_DEPTH_LIMIT",
-    /// The schema has too many nodes.
-    SchemaNodeLimit = "SCHEMA_NODE_LIMIT",
-    /// The schema's root is not `type: "object"`.
-    SchemaRootType = "SCHEMA_ROOT_TYPE",
-    /// A schema node is neither an object nor a boolean.
-    SchemaType = "SCHEMA_TYPE",
-    /// A keyword outside the supported subset (or `x-mcp-header` on a custom
-    /// tool).
-    UnsupportedSchemaKeyword = "UNSUPPORTED_SCHEMA_KEYWORD",
-    /// `type` names none of the seven JSON types.
-    SchemaInvalidType = "SCHEMA_INVALID_TYPE",
-    /// `required` is not a list of property names.
-    SchemaRequired = "SCHEMA_REQUIRED",
-    /// `properties` is not an object.
-    SchemaProperties = "SCHEMA_PROPERTIES",
-    /// `additionalProperties` is not a boolean.
-    SchemaAdditionalProperties = "SCHEMA_ADDITIONAL_PROPERTIES",
-    /// `pattern` is too long or not a regular expression.
-    SchemaPattern = "SCHEMA_PATTERN",
-    /// `pattern` needs features outside the linear-time subset.
-    SchemaPatternUnsafe = "SCHEMA_PATTERN_UNSAFE",
-    /// A length or item bound is not a non-negative integer, or a number
-    /// bound is not finite.
-    SchemaBound = "SCHEMA_BOUND",
-    /// `enum` is not an array of at most 1,000 values.
-    SchemaEnum = "SCHEMA_ENUM",
-    /// `x-mcp-header` is not an HTTP token on a reachable scalar property.
-    InvalidMcpHeader = "INVALID_MCP_HEADER",
-    /// Two `x-mcp-header` names differ only in case.
-    DuplicateMcpHeader = "DUPLICATE_MCP_HEADER",
-    /// `allOf`, `anyOf` or `oneOf` is not an array of 1 to 20 schemas.
-    SchemaComposition = "SCHEMA_COMPOSITION",
-    /// The arguments are nested too deeply or hold too many values.
-    ArgumentComplexity = "ARGUMENT_COMPLEXITY",
-    /// A `false` schema rejects every value.
-    SchemaFalse = "SCHEMA_FALSE",
-    /// The value differs from `const`.
-    Const = "CONST",
-    /// The value is none of `enum`.
-    Enum = "ENUM",
-    /// The value is not of `type`.
-    Type = "TYPE",
-    /// The text is shorter than `minLength`.
-    MinLength = "MIN_LENGTH",
-    /// The text is longer than `maxLength`.
-    MaxLength = "MAX_LENGTH",
-    /// The text does not match `pattern`.
-    Pattern = "PATTERN",
-    /// The number is below `minimum`.
-    Minimum = "MINIMUM",
-    /// The number is above `maximum`.
-    Maximum = "MAXIMUM",
-    /// The array is longer than any argument array may be.
-    ArrayLimit = "ARRAY_LIMIT",
-    /// The array has fewer than `minItems` items.
-    MinItems = "MIN_ITEMS",
-    /// The array has more than `maxItems` items.
-    MaxItems = "MAX_ITEMS",
-    /// A `required` property is missing.
-    Required = "REQUIRED",
-    /// A property outside `properties` where `additionalProperties` is false.
-    AdditionalProperty = "ADDITIONAL_PROPERTY",
-    /// The value fails one of the `allOf` schemas.
-    AllOf = "ALLOF",
-    /// The value satisfies none of the `anyOf` schemas.
-    AnyOf = "ANYOF",
-    /// The value satisfies none or several of the `oneOf` schemas.
-    OneOf = "ONEOF",
-}
-
-impl Serialize for ToolErrorCode {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl fmt::Display for ToolErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+wire_codes! {
+    /// Why a schema or an argument value was rejected.
+    ToolErrorCode {
+        /// The raw arguments were not a string of JSON text.
+        ArgumentsNotJsonText = "ARGUMENTS_NOT_JSON_TEXT",
+        /// The raw arguments exceed 256 KiB.
+        ArgumentsTooLarge = "ARGUMENTS_TOO_LARGE",
+        /// The raw arguments are not valid JSON.
+        ArgumentsParseError = "ARGUMENTS_PARSE_ERROR",
+        /// The arguments are not a JSON object.
+        ArgumentsRootType = "ARGUMENTS_ROOT_TYPE",
+        /// The schema is nested too deeply.
+        SchemaDepthLimit = "SCHEMA_DEPTH_LIMIT",
+        /// The schema has too many nodes.
+        SchemaNodeLimit = "SCHEMA_NODE_LIMIT",
+        /// The schema's root is not `type: "object"`.
+        SchemaRootType = "SCHEMA_ROOT_TYPE",
+        /// A schema node is neither an object nor a boolean.
+        SchemaType = "SCHEMA_TYPE",
+        /// A keyword outside the supported subset (or `x-mcp-header` on a custom
+        /// tool).
+        UnsupportedSchemaKeyword = "UNSUPPORTED_SCHEMA_KEYWORD",
+        /// `type` names none of the seven JSON types.
+        SchemaInvalidType = "SCHEMA_INVALID_TYPE",
+        /// `required` is not a list of property names.
+        SchemaRequired = "SCHEMA_REQUIRED",
+        /// `properties` is not an object.
+        SchemaProperties = "SCHEMA_PROPERTIES",
+        /// `additionalProperties` is not a boolean.
+        SchemaAdditionalProperties = "SCHEMA_ADDITIONAL_PROPERTIES",
+        /// `pattern` is too long or not a regular expression.
+        SchemaPattern = "SCHEMA_PATTERN",
+        /// `pattern` needs features outside the linear-time subset.
+        SchemaPatternUnsafe = "SCHEMA_PATTERN_UNSAFE",
+        /// A length or item bound is not a non-negative integer, or a number
+        /// bound is not finite.
+        SchemaBound = "SCHEMA_BOUND",
+        /// `enum` is not an array of at most 1,000 values.
+        SchemaEnum = "SCHEMA_ENUM",
+        /// `x-mcp-header` is not an HTTP token on a reachable scalar property.
+        InvalidMcpHeader = "INVALID_MCP_HEADER",
+        /// Two `x-mcp-header` names differ only in case.
+        DuplicateMcpHeader = "DUPLICATE_MCP_HEADER",
+        /// `allOf`, `anyOf` or `oneOf` is not an array of 1 to 20 schemas.
+        SchemaComposition = "SCHEMA_COMPOSITION",
+        /// The arguments are nested too deeply or hold too many values.
+        ArgumentComplexity = "ARGUMENT_COMPLEXITY",
+        /// A `false` schema rejects every value.
+        SchemaFalse = "SCHEMA_FALSE",
+        /// The value differs from `const`.
+        Const = "CONST",
+        /// The value is none of `enum`.
+        Enum = "ENUM",
+        /// The value is not of `type`.
+        Type = "TYPE",
+        /// The text is shorter than `minLength`.
+        MinLength = "MIN_LENGTH",
+        /// The text is longer than `maxLength`.
+        MaxLength = "MAX_LENGTH",
+        /// The text does not match `pattern`.
+        Pattern = "PATTERN",
+        /// The number is below `minimum`.
+        Minimum = "MINIMUM",
+        /// The number is above `maximum`.
+        Maximum = "MAXIMUM",
+        /// The array is longer than any argument array may be.
+        ArrayLimit = "ARRAY_LIMIT",
+        /// The array has fewer than `minItems` items.
+        MinItems = "MIN_ITEMS",
+        /// The array has more than `maxItems` items.
+        MaxItems = "MAX_ITEMS",
+        /// A `required` property is missing.
+        Required = "REQUIRED",
+        /// A property outside `properties` where `additionalProperties` is false.
+        AdditionalProperty = "ADDITIONAL_PROPERTY",
+        /// The value fails one of the `allOf` schemas.
+        AllOf = "ALLOF",
+        /// The value satisfies none of the `anyOf` schemas.
+        AnyOf = "ANYOF",
+        /// The value satisfies none or several of the `oneOf` schemas.
+        OneOf = "ONEOF",
     }
 }
 
