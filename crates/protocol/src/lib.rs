@@ -47,6 +47,7 @@
 //!   semantics (UTF-16 lengths, `Number.isInteger`, number printing).
 
 pub mod active_file;
+pub mod answer;
 pub mod bounded_body;
 pub mod constants;
 pub mod diff_preview;
@@ -64,6 +65,7 @@ pub mod page_response;
 pub mod payloads;
 pub mod project_tree;
 pub mod quick_attach;
+pub mod response;
 pub mod tool_schema;
 pub mod trust_policy;
 mod wire;
