@@ -8,7 +8,7 @@
 //! schemes are refused. Headers are bounded and may not override what the
 //! transport manages.
 
-use crate::codes::wire_codes;
+use crate::codes::code_subset;
 use crate::js;
 use crate::limits::{self, to_usize};
 use crate::tool_schema::is_http_token;
@@ -16,26 +16,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
-wire_codes! {
+code_subset! {
     /// Why an endpoint or header record was refused.
     EndpointErrorCode {
         /// The URL does not parse.
-        InvalidUrl = "INVALID_URL",
+        InvalidUrl,
         /// The URL carries a user name or password.
-        EmbeddedCredentials = "EMBEDDED_CREDENTIALS",
+        EmbeddedCredentials,
         /// The scheme is neither `https` nor `http`.
-        UnsupportedScheme = "UNSUPPORTED_SCHEME",
+        UnsupportedScheme,
         /// Plain HTTP to a non-loopback origin the user has not acknowledged.
-        InsecureConfirmationRequired = "INSECURE_CONFIRMATION_REQUIRED",
+        InsecureConfirmationRequired,
         /// The headers are not a JSON object.
-        InvalidHeaders = "INVALID_HEADERS",
+        InvalidHeaders,
         /// More than 32 headers.
-        HeaderLimit = "HEADER_LIMIT",
+        HeaderLimit,
         /// A header name is not a short token, or its value not a short
         /// single-line string.
-        InvalidHeader = "INVALID_HEADER",
+        InvalidHeader,
         /// A header the transport manages itself.
-        ProtectedHeader = "PROTECTED_HEADER",
+        ProtectedHeader,
     }
 }
 

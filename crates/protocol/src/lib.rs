@@ -43,12 +43,15 @@
 //!   and trust fingerprints.
 //! - [`active_file`], [`project_tree`], [`edit_checkpoint`],
 //!   [`document_snapshot`], [`diff_preview`]: shared records.
+//! - [`answer`]: the saved answer record both the worker and the panel build;
+//!   [`response`]: the one reader of `PROTOCOL_RESPONSE` answers.
 //! - [`bounded_body`]: byte-capped body decoding; [`js`]: JavaScript value
 //!   semantics (UTF-16 lengths, `Number.isInteger`, number printing).
 
 #![warn(missing_docs, unreachable_pub)]
 
 pub mod active_file;
+pub mod answer;
 pub mod bounded_body;
 mod codes;
 pub mod constants;
@@ -66,6 +69,7 @@ pub mod page_bridge;
 pub mod page_response;
 pub mod payloads;
 pub mod project_tree;
+pub mod response;
 pub mod tool_schema;
 pub mod trust_policy;
 mod wire;

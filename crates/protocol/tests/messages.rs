@@ -2,7 +2,7 @@
 //! tests pin down, plus one accepted and one rejected payload for every one
 //! of the 61 message types.
 
-use protocol::messages::{UnwrapError, unwrap_response};
+use protocol::messages::{Responder, UnwrapError, unwrap_response};
 use protocol::payloads::{ResponseError, SessionRef};
 use protocol::{Envelope, ErrorCode, MessageKind, MessageType, ParseOptions, Payload, parse_envelope};
 use serde_json::{Value, json};
@@ -265,7 +265,10 @@ fn request_response_envelope_preserves_correlation_and_errors() {
     );
     assert!(parse(&request.to_value()).is_ok());
     let success = Envelope::success("req-1", json!({"value": 3}), None).to_value();
-    assert_eq!(unwrap_response(&success), Ok(json!({"value": 3})));
+    assert_eq!(
+        unwrap_response("req-1", &success, Responder::Worker),
+        Ok(json!({"value": 3}))
+    );
     let failure = Envelope::failure(
         "req-1",
         ResponseError::new("NOPE", "Rejected").with_details(json!({"field": "x"})),
@@ -277,7 +280,7 @@ fn request_response_envelope_preserves_correlation_and_errors() {
         json!({"type": "PROTOCOL_RESPONSE", "requestId": "req-1", "runId": "run-a",
             "payload": {"ok": false, "error": {"code": "NOPE", "message": "Rejected", "details": {"field": "x"}}}})
     );
-    match unwrap_response(&failure) {
+    match unwrap_response("req-1", &failure, Responder::Worker) {
         Err(UnwrapError::Failed(error)) => {
             assert_eq!(error.code, "NOPE");
             assert_eq!(error.details, Some(json!({"field": "x"})));
@@ -287,7 +290,7 @@ fn request_response_envelope_preserves_correlation_and_errors() {
     let internal = Envelope::failure("r", ResponseError::internal("boom"), None).to_value();
     assert_eq!(internal["payload"]["error"]["code"], "INTERNAL_ERROR");
     assert!(matches!(
-        unwrap_response(&json!({"type": "LOAD_SETTINGS"})),
+        unwrap_response("req-1", &json!({"type": "LOAD_SETTINGS"}), Responder::Worker),
         Err(UnwrapError::Invalid(_))
     ));
 }

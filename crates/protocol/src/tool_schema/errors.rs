@@ -5,92 +5,92 @@
 //! once), but at most [`limits::MAX_VALIDATION_ERRORS`]: a hostile schema or
 //! argument value cannot make the report itself large.
 
-use crate::codes::wire_codes;
+use crate::codes::code_subset;
 use crate::limits::{self, to_usize};
 use serde::Serialize;
 use std::fmt;
 
-wire_codes! {
+code_subset! {
     /// Why a schema or an argument value was rejected.
     ToolErrorCode {
         /// The raw arguments were not a string of JSON text.
-        ArgumentsNotJsonText = "ARGUMENTS_NOT_JSON_TEXT",
+        ArgumentsNotJsonText,
         /// The raw arguments exceed 256 KiB.
-        ArgumentsTooLarge = "ARGUMENTS_TOO_LARGE",
+        ArgumentsTooLarge,
         /// The raw arguments are not valid JSON.
-        ArgumentsParseError = "ARGUMENTS_PARSE_ERROR",
+        ArgumentsParseError,
         /// The arguments are not a JSON object.
-        ArgumentsRootType = "ARGUMENTS_ROOT_TYPE",
+        ArgumentsRootType,
         /// The schema is nested too deeply.
-        SchemaDepthLimit = "SCHEMA_DEPTH_LIMIT",
+        SchemaDepthLimit,
         /// The schema has too many nodes.
-        SchemaNodeLimit = "SCHEMA_NODE_LIMIT",
+        SchemaNodeLimit,
         /// The schema's root is not `type: "object"`.
-        SchemaRootType = "SCHEMA_ROOT_TYPE",
+        SchemaRootType,
         /// A schema node is neither an object nor a boolean.
-        SchemaType = "SCHEMA_TYPE",
+        SchemaType,
         /// A keyword outside the supported subset (or `x-mcp-header` on a custom
         /// tool).
-        UnsupportedSchemaKeyword = "UNSUPPORTED_SCHEMA_KEYWORD",
+        UnsupportedSchemaKeyword,
         /// `type` names none of the seven JSON types.
-        SchemaInvalidType = "SCHEMA_INVALID_TYPE",
+        SchemaInvalidType,
         /// `required` is not a list of property names.
-        SchemaRequired = "SCHEMA_REQUIRED",
+        SchemaRequired,
         /// `properties` is not an object.
-        SchemaProperties = "SCHEMA_PROPERTIES",
+        SchemaProperties,
         /// `additionalProperties` is not a boolean.
-        SchemaAdditionalProperties = "SCHEMA_ADDITIONAL_PROPERTIES",
+        SchemaAdditionalProperties,
         /// `pattern` is too long or not a regular expression.
-        SchemaPattern = "SCHEMA_PATTERN",
+        SchemaPattern,
         /// `pattern` needs features outside the linear-time subset.
-        SchemaPatternUnsafe = "SCHEMA_PATTERN_UNSAFE",
+        SchemaPatternUnsafe,
         /// A length or item bound is not a non-negative integer, or a number
         /// bound is not finite.
-        SchemaBound = "SCHEMA_BOUND",
+        SchemaBound,
         /// `enum` is not an array of at most 1,000 values.
-        SchemaEnum = "SCHEMA_ENUM",
+        SchemaEnum,
         /// `x-mcp-header` is not an HTTP token on a reachable scalar property.
-        InvalidMcpHeader = "INVALID_MCP_HEADER",
+        InvalidMcpHeader,
         /// Two `x-mcp-header` names differ only in case.
-        DuplicateMcpHeader = "DUPLICATE_MCP_HEADER",
+        DuplicateMcpHeader,
         /// `allOf`, `anyOf` or `oneOf` is not an array of 1 to 20 schemas.
-        SchemaComposition = "SCHEMA_COMPOSITION",
+        SchemaComposition,
         /// The arguments are nested too deeply or hold too many values.
-        ArgumentComplexity = "ARGUMENT_COMPLEXITY",
+        ArgumentComplexity,
         /// A `false` schema rejects every value.
-        SchemaFalse = "SCHEMA_FALSE",
+        SchemaFalse,
         /// The value differs from `const`.
-        Const = "CONST",
+        Const,
         /// The value is none of `enum`.
-        Enum = "ENUM",
+        Enum,
         /// The value is not of `type`.
-        Type = "TYPE",
+        Type,
         /// The text is shorter than `minLength`.
-        MinLength = "MIN_LENGTH",
+        MinLength,
         /// The text is longer than `maxLength`.
-        MaxLength = "MAX_LENGTH",
+        MaxLength,
         /// The text does not match `pattern`.
-        Pattern = "PATTERN",
+        Pattern,
         /// The number is below `minimum`.
-        Minimum = "MINIMUM",
+        Minimum,
         /// The number is above `maximum`.
-        Maximum = "MAXIMUM",
+        Maximum,
         /// The array is longer than any argument array may be.
-        ArrayLimit = "ARRAY_LIMIT",
+        ArrayLimit,
         /// The array has fewer than `minItems` items.
-        MinItems = "MIN_ITEMS",
+        MinItems,
         /// The array has more than `maxItems` items.
-        MaxItems = "MAX_ITEMS",
+        MaxItems,
         /// A `required` property is missing.
-        Required = "REQUIRED",
+        Required,
         /// A property outside `properties` where `additionalProperties` is false.
-        AdditionalProperty = "ADDITIONAL_PROPERTY",
+        AdditionalProperty,
         /// The value fails one of the `allOf` schemas.
-        AllOf = "ALLOF",
+        AllOf,
         /// The value satisfies none of the `anyOf` schemas.
-        AnyOf = "ANYOF",
+        AnyOf,
         /// The value satisfies none or several of the `oneOf` schemas.
-        OneOf = "ONEOF",
+        OneOf,
     }
 }
 
