@@ -36,14 +36,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 /// How long a chat switch waits for a cancelled run's terminal event.
-pub const NAVIGATION_CANCEL_WAIT_MS: u32 = 2_500;
+pub(crate) const NAVIGATION_CANCEL_WAIT_MS: u32 = 2_500;
 
 /// What `chrome.tabs.query({active:true, currentWindow:true})` found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BrowserTab {
-    pub id: Option<u64>,
-    pub window_id: Option<u64>,
-    pub url: String,
+pub(crate) struct BrowserTab {
+    pub(crate) id: Option<u64>,
+    pub(crate) window_id: Option<u64>,
+    pub(crate) url: String,
 }
 
 impl BrowserTab {
@@ -60,7 +60,7 @@ impl BrowserTab {
 }
 
 /// The browser side of the panel: requests, tabs, ids, time, images.
-pub trait Ports {
+pub(crate) trait Ports {
     /// One request to the worker; resolves with the checked `data`.
     fn request(
         &self,
@@ -83,30 +83,30 @@ pub trait Ports {
 
 /// The settings tabs this panel builds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SettingsTab {
+pub(crate) enum SettingsTab {
     General,
     Models,
 }
 
 /// The enabled state of the composer's controls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ComposerState {
+pub(crate) struct ComposerState {
     /// The textarea, the Context button and the suggestions.
-    pub input_disabled: bool,
-    pub send_disabled: bool,
+    pub(crate) input_disabled: bool,
+    pub(crate) send_disabled: bool,
     /// The send button is Stop.
-    pub stop_mode: bool,
-    pub shortcut: SendMessageShortcut,
+    pub(crate) stop_mode: bool,
+    pub(crate) shortcut: SendMessageShortcut,
     /// The Edits control: the saved mode, and whether it can change now
     /// (not while a run streams, a send starts or the mode is being saved).
-    pub editor_mode: EditorApprovalMode,
-    pub editor_mode_disabled: bool,
+    pub(crate) editor_mode: EditorApprovalMode,
+    pub(crate) editor_mode_disabled: bool,
     /// Revert and Snapshot actions (not while a run streams or off Typst).
-    pub recovery_disabled: bool,
+    pub(crate) recovery_disabled: bool,
 }
 
 /// The header, settings, composer and toast.
-pub trait Ui {
+pub(crate) trait Ui {
     /// The toast; `duration_ms: None` uses the severity's default, `Some(0)`
     /// stays until replaced.
     fn status(&self, text: &str, is_error: bool, duration_ms: Option<u32>);
@@ -128,7 +128,7 @@ pub trait Ui {
 }
 
 /// The message list (implemented over the chat module's view).
-pub trait Chat {
+pub(crate) trait Chat {
     /// Shows a chat's stored messages (nothing streaming).
     fn render_history(&self, messages: &[Value]);
     fn render_user_message(&self, message: &Value);
@@ -156,12 +156,12 @@ pub trait Chat {
 }
 
 /// Everything the controller needs from its environment.
-pub trait Shell: Ports + Ui + Chat {}
+pub(crate) trait Shell: Ports + Ui + Chat {}
 impl<T: Ports + Ui + Chat> Shell for T {}
 
 /// Which Context-menu entry was chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContextKind {
+pub(crate) enum ContextKind {
     Selection,
     Preview,
     OpenedImage,
@@ -169,17 +169,17 @@ pub enum ContextKind {
 
 /// The panel's state.
 #[derive(Default)]
-pub struct AppState {
-    pub on_typst: bool,
-    pub tab_id: Option<u64>,
-    pub window_id: Option<u64>,
-    pub project_id: Option<String>,
-    pub session: Option<SessionMeta>,
-    pub history: History,
-    pub settings: Settings,
-    pub attachments: Attachments,
+pub(crate) struct AppState {
+    pub(crate) on_typst: bool,
+    pub(crate) tab_id: Option<u64>,
+    pub(crate) window_id: Option<u64>,
+    pub(crate) project_id: Option<String>,
+    pub(crate) session: Option<SessionMeta>,
+    pub(crate) history: History,
+    pub(crate) settings: Settings,
+    pub(crate) attachments: Attachments,
     /// A run's bubble (or a reconnected run) is live.
-    pub streaming: bool,
+    pub(crate) streaming: bool,
     transitions: Transitions,
     run_ui: RunUi,
     titles: TitleGenerations,
@@ -212,7 +212,7 @@ enum Terminal {
 
 /// The controller. Shared as `Rc<Controller<S>>`; flows are methods on
 /// `&Rc<Self>` so they can hand clones to background tasks.
-pub struct Controller<S: Shell> {
+pub(crate) struct Controller<S: Shell> {
     shell: S,
     state: RefCell<AppState>,
     model_queue: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
@@ -228,7 +228,7 @@ fn page_error(value: &Value) -> Option<String> {
 }
 
 impl<S: Shell + 'static> Controller<S> {
-    pub fn new(shell: S) -> Rc<Controller<S>> {
+    pub(crate) fn new(shell: S) -> Rc<Controller<S>> {
         Rc::new(Controller {
             shell,
             state: RefCell::new(AppState::default()),
@@ -236,12 +236,12 @@ impl<S: Shell + 'static> Controller<S> {
         })
     }
 
-    pub fn shell(&self) -> &S {
+    pub(crate) fn shell(&self) -> &S {
         &self.shell
     }
 
     /// Read access for callers that only look (the DOM glue, tests).
-    pub fn with_state<T>(&self, read: impl FnOnce(&AppState) -> T) -> T {
+    pub(crate) fn with_state<T>(&self, read: impl FnOnce(&AppState) -> T) -> T {
         read(&self.state.borrow())
     }
 
@@ -265,7 +265,7 @@ impl<S: Shell + 'static> Controller<S> {
 
     /// Loads theme and settings, follows the active tab, then reconnects to
     /// a run that is still going for the opened chat.
-    pub async fn start(self: &Rc<Self>) {
+    pub(crate) async fn start(self: &Rc<Self>) {
         match self.request(MessageType::LoadTheme, json!({})).await {
             Ok(theme) => self.shell.show_theme(view::theme_name(theme.as_str())),
             Err(_) => self.shell.show_theme(view::theme_name(None)),
@@ -310,7 +310,7 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    pub fn update_composer(&self) {
+    pub(crate) fn update_composer(&self) {
         let composer = self.composer_state();
         self.shell.show_composer(composer);
     }
@@ -323,7 +323,7 @@ impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ tab gating
 
     /// Follows the window's active tab: banner, project, that project's chats.
-    pub async fn sync_tab(self: &Rc<Self>) -> Result<(), WorkerError> {
+    pub(crate) async fn sync_tab(self: &Rc<Self>) -> Result<(), WorkerError> {
         let epoch = self.state.borrow_mut().transitions.next_tab_sync();
         let tab = self.shell.active_tab().await.unwrap_or_default();
         if !self.state.borrow().transitions.is_tab_sync_current(epoch) {
@@ -445,7 +445,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// Opens another chat of the current project (from the session menu).
-    pub async fn switch_session(self: &Rc<Self>, session: SessionMeta) -> bool {
+    pub(crate) async fn switch_session(self: &Rc<Self>, session: SessionMeta) -> bool {
         match self.switch_session_inner(SwitchTarget::Meta(session), None, None).await {
             Ok(switched) => switched,
             Err(error) => {
@@ -542,7 +542,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// "+ New chat".
-    pub async fn create_new_session(self: &Rc<Self>) {
+    pub(crate) async fn create_new_session(self: &Rc<Self>) {
         if let Err(error) = self.create_new_session_inner().await {
             self.status(&error.message, true);
         }
@@ -561,7 +561,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// × in the session menu (no confirmation, like the original).
-    pub async fn delete_session(self: &Rc<Self>, session_id: String) {
+    pub(crate) async fn delete_session(self: &Rc<Self>, session_id: String) {
         if let Err(error) = self.delete_session_inner(&session_id).await {
             self.status(&error.message, true);
         }
@@ -602,7 +602,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// A finished inline rename; `None` when nothing changes.
-    pub async fn rename_session(self: &Rc<Self>, session: SessionMeta, input: String) {
+    pub(crate) async fn rename_session(self: &Rc<Self>, session: SessionMeta, input: String) {
         let result = match sessions::rename_target(&session.name, &input) {
             Some(name) => self.rename_session_inner(&session.id, name).await,
             None => self.refresh_session_list().await,
@@ -635,7 +635,7 @@ impl<S: Shell + 'static> Controller<S> {
         self.refresh_session_list().await
     }
 
-    pub async fn refresh_session_list(&self) -> Result<(), WorkerError> {
+    pub(crate) async fn refresh_session_list(&self) -> Result<(), WorkerError> {
         let Some(project_id) = self.state.borrow().project_id.clone() else {
             return Ok(());
         };
@@ -656,7 +656,7 @@ impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ settings
 
     /// Light/Dark: applied at once, then saved.
-    pub async fn save_theme(self: &Rc<Self>, theme: &'static str) {
+    pub(crate) async fn save_theme(self: &Rc<Self>, theme: &'static str) {
         self.shell.show_theme(theme);
         if let Err(error) = self.request(MessageType::SaveTheme, json!({ "theme": theme })).await {
             self.status(&format!("The theme was not saved: {}", error.message), true);
@@ -664,7 +664,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// The General tab's Save; true when the worker stored it.
-    pub async fn save_general(self: &Rc<Self>, form: GeneralForm) -> bool {
+    pub(crate) async fn save_general(self: &Rc<Self>, form: GeneralForm) -> bool {
         let next = {
             let state = self.state.borrow();
             crate::settings::apply_general(&state.settings, &form)
@@ -732,7 +732,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// The model form's Save.
-    pub async fn save_model_form(self: &Rc<Self>, form: ModelForm) -> bool {
+    pub(crate) async fn save_model_form(self: &Rc<Self>, form: ModelForm) -> bool {
         let record = {
             let state = self.state.borrow();
             model_record_from_form(&state.settings, &form, &self.shell.new_id())
@@ -757,14 +757,14 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    pub async fn delete_model(self: &Rc<Self>, id: String) {
+    pub(crate) async fn delete_model(self: &Rc<Self>, id: String) {
         if let Err(message) = self.change_models(ModelChange::Remove(id)).await {
             self.status(&format!("Settings were not saved: {message}"), true);
         }
     }
 
     /// A model chosen in the header's model menu.
-    pub async fn select_model(self: &Rc<Self>, id: String) {
+    pub(crate) async fn select_model(self: &Rc<Self>, id: String) {
         match self.change_models(ModelChange::Select(id)).await {
             Ok(()) => self.shell.close_model_menu(),
             Err(message) => self.status(&format!("Settings were not saved: {message}"), true),
@@ -774,7 +774,7 @@ impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ attachments
 
     /// A Context-menu entry.
-    pub async fn add_context(self: &Rc<Self>, kind: ContextKind) {
+    pub(crate) async fn add_context(self: &Rc<Self>, kind: ContextKind) {
         let (allowed, tab_id) = {
             let state = self.state.borrow();
             (state.on_typst && !state.streaming, state.tab_id)
@@ -846,12 +846,12 @@ impl<S: Shell + 'static> Controller<S> {
         self.shell.show_attachments(&attachments);
         match mode {
             CaptureMode::Asset => self.shell.status("Opened image attached", false, Some(1_500)),
-            CaptureMode::Canvas | CaptureMode::Auto => self.shell.status("", false, None),
+            CaptureMode::Canvas => self.shell.status("", false, None),
         }
         Ok(())
     }
 
-    pub fn remove_attachment(&self, id: &str) {
+    pub(crate) fn remove_attachment(&self, id: &str) {
         self.state.borrow_mut().attachments.remove(id);
         let attachments = self.state.borrow().attachments.clone();
         self.shell.show_attachments(&attachments);
@@ -904,7 +904,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// Send (or Stop while a run streams).
-    pub async fn send(self: &Rc<Self>) {
+    pub(crate) async fn send(self: &Rc<Self>) {
         if self.state.borrow().streaming {
             self.stop().await;
             return;
@@ -942,7 +942,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// Stop: cancels the send's run (sticky even before it started).
-    pub async fn stop(self: &Rc<Self>) {
+    pub(crate) async fn stop(self: &Rc<Self>) {
         self.shell.status("Stopping…", false, None);
         let run = self.state.borrow().run_ui.current();
         if let Some(run) = run {
@@ -1344,7 +1344,7 @@ impl<S: Shell + 'static> Controller<S> {
 
     /// A `chrome.runtime` message. Invalid envelopes and other panels' run
     /// events are ignored; the panel never answers.
-    pub fn on_runtime_message(self: &Rc<Self>, message: &Value) {
+    pub(crate) fn on_runtime_message(self: &Rc<Self>, message: &Value) {
         let Ok(envelope) = parse_envelope(message, &ParseOptions::default()) else {
             return;
         };
@@ -1607,7 +1607,8 @@ fn latest_run(answer: &Value) -> Option<RunSummary> {
 
 #[path = "app_edits.rs"]
 mod edits;
-pub use edits::{RecoveryScope, RevertOutcome};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use edits::RecoveryScope;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -21,16 +21,16 @@ use std::rc::Rc;
 
 /// Refused before a revert or snapshot action when the panel is not on the
 /// chat's project.
-pub const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
+pub(crate) const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
 /// Shown when the tab, project or chat changed while a dialog was open.
-pub const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
+pub(crate) const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
 
 /// The tab, project, chat and history a revert or snapshot action belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecoveryScope {
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
+pub(crate) struct RecoveryScope {
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
     history: History,
 }
 
@@ -46,15 +46,15 @@ impl RecoveryScope {
 
 /// How a revert ended.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RevertOutcome {
+pub(crate) struct RevertOutcome {
     /// Every receipt the worker reverted (also on a partial failure).
-    pub checkpoints: Vec<PublicEditCheckpoint>,
+    pub(crate) checkpoints: Vec<PublicEditCheckpoint>,
     /// The selected receipt as it stands now.
-    pub checkpoint: PublicEditCheckpoint,
+    pub(crate) checkpoint: PublicEditCheckpoint,
     /// The revert failed (or stopped part-way) with this message.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// The chat could not be saved with the new states.
-    pub save_error: Option<String>,
+    pub(crate) save_error: Option<String>,
 }
 
 impl<S: Shell + 'static> Controller<S> {
@@ -62,7 +62,7 @@ impl<S: Shell + 'static> Controller<S> {
 
     /// The Edits menu: saves the mode at once (only that field), shows it
     /// while saving, and puts the previous mode back when the save fails.
-    pub async fn set_editor_approval_mode(self: &Rc<Self>, mode: EditorApprovalMode) {
+    pub(crate) async fn set_editor_approval_mode(self: &Rc<Self>, mode: EditorApprovalMode) {
         let (previous, settings) = {
             let mut state = self.state.borrow_mut();
             let previous = state.settings.editor_approval_mode;
@@ -108,7 +108,7 @@ impl<S: Shell + 'static> Controller<S> {
     /// An approval banner's button: `AI_TOOL_APPROVAL_RESOLVE` for exactly
     /// this run and call. `Ok(false)`: the call no longer waits (it timed
     /// out or the run ended), so the choice changed nothing.
-    pub async fn resolve_approval(
+    pub(crate) async fn resolve_approval(
         &self,
         run_id: &str,
         call_id: &str,
@@ -128,7 +128,7 @@ impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ scope
 
     /// The scope a Revert or Snapshot action acts on, when one is allowed now.
-    pub fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
+    pub(crate) fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
         let state = self.state.borrow();
         let session = state.session.as_ref();
         match (state.tab_id, state.project_id.as_ref(), session) {
@@ -164,7 +164,7 @@ impl<S: Shell + 'static> Controller<S> {
     /// The confirmed Revert of `checkpoint`: `EDIT_CHECKPOINT_REVERT`, then
     /// every reverted receipt (also the partial progress of a failure) is
     /// written into the chat, shown, and the chat saved.
-    pub async fn revert_checkpoint(
+    pub(crate) async fn revert_checkpoint(
         self: &Rc<Self>,
         scope: RecoveryScope,
         checkpoint: PublicEditCheckpoint,
@@ -234,7 +234,7 @@ impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ Snapshots
 
     /// `DOCUMENT_SNAPSHOT_LIST` for the open chat: the file and its snapshots.
-    pub async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
+    pub(crate) async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
         let scope = self.recovery_scope().map_err(str::to_owned)?;
         let answer = self
             .request(MessageType::DocumentSnapshotList, Value::Object(scope.payload()))
@@ -248,7 +248,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// `DOCUMENT_SNAPSHOT_PREVIEW`: the answer the restore dialog shows.
-    pub async fn preview_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<Value, String> {
+    pub(crate) async fn preview_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<Value, String> {
         if !self.scope_is_current(scope) {
             return Err(SCOPE_CHANGED.to_owned());
         }
@@ -274,7 +274,11 @@ impl<S: Shell + 'static> Controller<S> {
     /// The confirmed restore: `DOCUMENT_SNAPSHOT_RESTORE`, then the returned
     /// editor-state update goes onto the chat's last message and the chat
     /// is saved (later turns then know the document was replaced).
-    pub async fn restore_snapshot(self: &Rc<Self>, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+    pub(crate) async fn restore_snapshot(
+        self: &Rc<Self>,
+        scope: &RecoveryScope,
+        snapshot_id: &str,
+    ) -> Result<(), String> {
         if !self.scope_is_current(scope) {
             self.status(SCOPE_CHANGED, true);
             return Err(SCOPE_CHANGED.to_owned());
@@ -338,7 +342,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// The confirmed delete: `DOCUMENT_SNAPSHOT_DELETE`.
-    pub async fn delete_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+    pub(crate) async fn delete_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
         if !self.scope_is_current(scope) {
             self.status(SCOPE_CHANGED, true);
             return Err(SCOPE_CHANGED.to_owned());

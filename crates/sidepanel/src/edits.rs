@@ -19,40 +19,40 @@ use protocol::payloads::{ApprovalAction, ApprovalRequired};
 use serde_json::Value;
 
 /// How many editor-state updates one message keeps (the oldest go first).
-pub const MAX_EDITOR_STATE_UPDATES: usize = 16;
+pub(crate) const MAX_EDITOR_STATE_UPDATES: usize = 16;
 /// Characters of a preview notice the banner shows.
-pub const PREVIEW_NOTICE_CHARS: usize = 500;
+pub(crate) const PREVIEW_NOTICE_CHARS: usize = 500;
 /// Characters of the argument summary the banner shows.
-pub const ARGUMENT_CHARS_SHOWN: usize = 2_000;
+pub(crate) const ARGUMENT_CHARS_SHOWN: usize = 2_000;
 
 // ------------------------------------------------------------------ approvals
 
 /// One button of an approval banner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApprovalChoice {
-    pub label: &'static str,
-    pub action: ApprovalAction,
+pub(crate) struct ApprovalChoice {
+    pub(crate) label: &'static str,
+    pub(crate) action: ApprovalAction,
     /// Primary choices look like Retry; refusals like Skip.
-    pub primary: bool,
+    pub(crate) primary: bool,
 }
 
 /// The banner an `AI_TOOL_APPROVAL_REQUIRED` event shows in its tool block.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalView {
+pub(crate) struct ApprovalView {
     /// An editor write with a diff: Apply changes / Reject and the diff.
-    pub editor_review: bool,
-    pub message: String,
-    pub destination: String,
+    pub(crate) editor_review: bool,
+    pub(crate) message: String,
+    pub(crate) destination: String,
     /// Shown only for editor reviews, when the worker sent one.
-    pub notice: Option<String>,
-    pub arguments_summary: String,
-    pub arguments: String,
-    pub choices: Vec<ApprovalChoice>,
-    pub preview: Option<DiffPreview>,
+    pub(crate) notice: Option<String>,
+    pub(crate) arguments_summary: String,
+    pub(crate) arguments: String,
+    pub(crate) choices: Vec<ApprovalChoice>,
+    pub(crate) preview: Option<DiffPreview>,
 }
 
 /// `1234567` → `1,234,567` (the English grouping the panel uses).
-pub fn group_thousands(value: u64) -> String {
+pub(crate) fn group_thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {
@@ -65,7 +65,7 @@ pub fn group_thousands(value: u64) -> String {
 }
 
 impl ApprovalView {
-    pub fn from_event(event: &ApprovalRequired) -> ApprovalView {
+    pub(crate) fn from_event(event: &ApprovalRequired) -> ApprovalView {
         let preview = (event.effect == "editor-write")
             .then(|| event.preview.clone())
             .flatten();
@@ -143,12 +143,12 @@ impl ApprovalView {
 }
 
 /// The status pill while an approval waits.
-pub fn approval_waiting_status() -> ToolStatus {
+pub(crate) fn approval_waiting_status() -> ToolStatus {
     ToolStatus::with(StatusKind::Waiting, "approval…")
 }
 
 /// The status pill once the worker accepted the user's choice.
-pub fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
+pub(crate) fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
     match (action, editor_review) {
         (ApprovalAction::Deny, true) => ToolStatus::with(StatusKind::Err, "rejected"),
         (ApprovalAction::Deny, false) => ToolStatus::with(StatusKind::Err, "denied"),
@@ -158,18 +158,18 @@ pub fn approval_submitted_status(editor_review: bool, action: ApprovalAction) ->
 }
 
 /// The banner message after a failed submission (the buttons come back).
-pub fn approval_submit_error(message: &str) -> String {
+pub(crate) fn approval_submit_error(message: &str) -> String {
     format!("The choice was not delivered: {message}")
 }
 
 /// The banner message when the call had stopped waiting (timed out, or the
 /// run ended) before the choice arrived.
-pub const APPROVAL_EXPIRED: &str = "This call is no longer waiting for an answer.";
+pub(crate) const APPROVAL_EXPIRED: &str = "This call is no longer waiting for an answer.";
 
 // ------------------------------------------------------------------ diff
 
 /// `+A` and `−D` (U+2212) for the diff header.
-pub fn diff_stats(preview: &DiffPreview) -> (String, String) {
+pub(crate) fn diff_stats(preview: &DiffPreview) -> (String, String) {
     (
         format!("+{}", preview.additions),
         format!("\u{2212}{}", preview.deletions),
@@ -177,7 +177,7 @@ pub fn diff_stats(preview: &DiffPreview) -> (String, String) {
 }
 
 /// `@@ -oldStart,oldLines +newStart,newLines @@`.
-pub fn hunk_header(hunk: &DiffHunk) -> String {
+pub(crate) fn hunk_header(hunk: &DiffHunk) -> String {
     format!(
         "@@ -{},{} +{},{} @@",
         hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
@@ -185,7 +185,7 @@ pub fn hunk_header(hunk: &DiffHunk) -> String {
 }
 
 /// The marker column of a row.
-pub const fn row_marker(kind: DiffRowKind) -> &'static str {
+pub(crate) const fn row_marker(kind: DiffRowKind) -> &'static str {
     match kind {
         DiffRowKind::Insert => "+",
         DiffRowKind::Delete => "\u{2212}",
@@ -194,7 +194,7 @@ pub const fn row_marker(kind: DiffRowKind) -> &'static str {
 }
 
 /// The CSS class suffix of a row (`edit-diff-<kind>`).
-pub const fn row_kind(kind: DiffRowKind) -> &'static str {
+pub(crate) const fn row_kind(kind: DiffRowKind) -> &'static str {
     match kind {
         DiffRowKind::Insert => "insert",
         DiffRowKind::Delete => "delete",
@@ -203,12 +203,12 @@ pub const fn row_kind(kind: DiffRowKind) -> &'static str {
 }
 
 /// A line number cell: empty where the row has none.
-pub fn line_number(value: Option<u64>) -> String {
+pub(crate) fn line_number(value: Option<u64>) -> String {
     value.map(|n| n.to_string()).unwrap_or_default()
 }
 
 /// The accessible name of a diff section.
-pub fn diff_title(preview: &DiffPreview) -> String {
+pub(crate) fn diff_title(preview: &DiffPreview) -> String {
     format!("Proposed changes to {}", preview.file_label)
 }
 
@@ -216,13 +216,13 @@ pub fn diff_title(preview: &DiffPreview) -> String {
 
 /// What the Edits button says in each mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PermissionView {
-    pub short: &'static str,
-    pub aria_label: &'static str,
-    pub title: &'static str,
+pub(crate) struct PermissionView {
+    pub(crate) short: &'static str,
+    pub(crate) aria_label: &'static str,
+    pub(crate) title: &'static str,
 }
 
-pub const fn permission_view(mode: EditorApprovalMode) -> PermissionView {
+pub(crate) const fn permission_view(mode: EditorApprovalMode) -> PermissionView {
     match mode {
         EditorApprovalMode::Auto => PermissionView {
             short: "Auto",
@@ -238,7 +238,7 @@ pub const fn permission_view(mode: EditorApprovalMode) -> PermissionView {
 }
 
 /// The toast after the mode was saved.
-pub const fn permission_saved_status(mode: EditorApprovalMode) -> &'static str {
+pub(crate) const fn permission_saved_status(mode: EditorApprovalMode) -> &'static str {
     match mode {
         EditorApprovalMode::Auto => "Document edits will be applied without asking",
         EditorApprovalMode::Ask => "Document edits will wait for your review",
@@ -249,7 +249,7 @@ pub const fn permission_saved_status(mode: EditorApprovalMode) -> &'static str {
 
 /// What a response's recovery control shows for its latest receipt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RevertView {
+pub(crate) enum RevertView {
     /// A Revert button (`retry` after an error, with `note` beneath).
     Button { retry: bool, title: String },
     /// The request is under way.
@@ -261,7 +261,7 @@ pub enum RevertView {
 }
 
 /// The file a receipt names, in words.
-pub fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
+pub(crate) fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
     if checkpoint.file_label == DEFAULT_EDIT_FILE_LABEL || checkpoint.file_label.is_empty() {
         "the current Typst document".to_owned()
     } else {
@@ -269,7 +269,7 @@ pub fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
     }
 }
 
-pub fn revert_view(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertView {
+pub(crate) fn revert_view(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertView {
     let target = checkpoint_target(checkpoint);
     match checkpoint.status {
         PublicCheckpointStatus::Reverted => RevertView::Reverted {
@@ -291,7 +291,7 @@ pub fn revert_view(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertVie
 }
 
 impl RevertView {
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             RevertView::Button { retry: false, .. } => "Revert",
             RevertView::Button { retry: true, .. } => "Try revert again",
@@ -302,7 +302,7 @@ impl RevertView {
     }
 
     /// `data-revert-state` of the control.
-    pub fn state(&self) -> &'static str {
+    pub(crate) fn state(&self) -> &'static str {
         match self {
             RevertView::Button { retry: false, .. } => "available",
             RevertView::Button { retry: true, .. } => "error",
@@ -315,13 +315,13 @@ impl RevertView {
 
 /// The texts of the Revert confirmation dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevertDialogView {
-    pub subtitle: String,
-    pub warning: String,
-    pub detail: &'static str,
+pub(crate) struct RevertDialogView {
+    pub(crate) subtitle: String,
+    pub(crate) warning: String,
+    pub(crate) detail: &'static str,
 }
 
-pub fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogView {
+pub(crate) fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogView {
     let target = checkpoint_target(checkpoint);
     RevertDialogView {
         warning: format!("{target} goes back to how it was before this response."),
@@ -332,7 +332,11 @@ pub fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogView {
 
 /// Receipts from a revert answer (`checkpoints`, plus the selected
 /// `checkpoint` or the fallback), valid ones only, each id once.
-pub fn checkpoint_summaries(values: Option<&Value>, fallback: Option<&Value>, now: f64) -> Vec<PublicEditCheckpoint> {
+pub(crate) fn checkpoint_summaries(
+    values: Option<&Value>,
+    fallback: Option<&Value>,
+    now: f64,
+) -> Vec<PublicEditCheckpoint> {
     let mut out: Vec<PublicEditCheckpoint> = Vec::new();
     let listed = values.and_then(Value::as_array).into_iter().flatten();
     for value in listed.chain(fallback) {
@@ -347,7 +351,7 @@ pub fn checkpoint_summaries(values: Option<&Value>, fallback: Option<&Value>, no
 
 /// Writes `checkpoint` over every stored receipt with its id (editor-write
 /// results only). Returns how many receipts changed.
-pub fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEditCheckpoint) -> usize {
+pub(crate) fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEditCheckpoint) -> usize {
     let mut updated = 0;
     let fresh = checkpoint.to_value();
     for message in history.iter_mut() {
@@ -399,7 +403,7 @@ pub fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEd
 // ------------------------------------------------------------------ Snapshots
 
 /// The badge of a snapshot kind.
-pub const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
+pub(crate) const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
     match kind {
         SnapshotKind::Manual => "Saved",
         SnapshotKind::Automatic => "Response",
@@ -407,7 +411,7 @@ pub const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
     }
 }
 
-pub const fn snapshot_kind_class(kind: SnapshotKind) -> &'static str {
+pub(crate) const fn snapshot_kind_class(kind: SnapshotKind) -> &'static str {
     match kind {
         SnapshotKind::Manual => "manual",
         SnapshotKind::Automatic => "automatic",
@@ -421,7 +425,7 @@ const DAY_MS: f64 = 24.0 * HOUR_MS;
 
 /// A snapshot time relative to `now`, or `None` when it is a day or more
 /// old (the view then shows the browser's local date and time).
-pub fn relative_date(created_at: f64, now: f64) -> Option<String> {
+pub(crate) fn relative_date(created_at: f64, now: f64) -> Option<String> {
     if !created_at.is_finite() {
         return Some("Saved recently".to_owned());
     }
@@ -438,7 +442,7 @@ pub fn relative_date(created_at: f64, now: f64) -> Option<String> {
 }
 
 /// `N chars`, `N.Nk chars` below 10,000, `Nk chars` above.
-pub fn character_count(count: u64) -> String {
+pub(crate) fn character_count(count: u64) -> String {
     if count < 1_000 {
         format!("{count} chars")
     } else if count < 10_000 {
@@ -452,19 +456,19 @@ pub fn character_count(count: u64) -> String {
 
 /// The texts of the restore preview dialog.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RestoreDialogView {
-    pub title: &'static str,
+pub(crate) struct RestoreDialogView {
+    pub(crate) title: &'static str,
     /// Shown instead of a diff.
-    pub note: Option<(String, &'static str)>,
-    pub preview: Option<DiffPreview>,
-    pub safety: &'static str,
-    pub confirm_label: &'static str,
-    pub confirm_disabled: bool,
-    pub snapshot: Option<PublicDocumentSnapshot>,
+    pub(crate) note: Option<(String, &'static str)>,
+    pub(crate) preview: Option<DiffPreview>,
+    pub(crate) safety: &'static str,
+    pub(crate) confirm_label: &'static str,
+    pub(crate) confirm_disabled: bool,
+    pub(crate) snapshot: Option<PublicDocumentSnapshot>,
 }
 
 /// The dialog for a `DOCUMENT_SNAPSHOT_PREVIEW` answer.
-pub fn restore_dialog(answer: &Value) -> RestoreDialogView {
+pub(crate) fn restore_dialog(answer: &Value) -> RestoreDialogView {
     let no_changes = answer.get("noChanges").and_then(Value::as_bool) == Some(true);
     let preview = answer.get("preview").and_then(DiffPreview::parse);
     let snapshot = answer.get("snapshot").and_then(PublicDocumentSnapshot::parse_strict);
@@ -497,12 +501,12 @@ pub fn restore_dialog(answer: &Value) -> RestoreDialogView {
 }
 
 /// The warning of the delete confirmation.
-pub const DELETE_WARNING: &str =
+pub(crate) const DELETE_WARNING: &str =
     "The saved copy of the document is removed for good; it cannot be restored afterwards.";
 
 /// Snapshots of a `DOCUMENT_SNAPSHOT_LIST` answer (invalid rows are skipped)
 /// and its file label.
-pub fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
+pub(crate) fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
     let file = answer
         .get("fileLabel")
         .and_then(Value::as_str)
@@ -522,7 +526,7 @@ pub fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
 /// Appends a restore's editor-state update to `message` (deduplicated by
 /// snapshot id and time, the newest 16 kept). False when the value is not
 /// a valid update.
-pub fn append_editor_state_update(message: &mut Value, value: &Value, now: f64) -> bool {
+pub(crate) fn append_editor_state_update(message: &mut Value, value: &Value, now: f64) -> bool {
     let Some(update) = SnapshotRestoredUpdate::normalize(value, false, now) else {
         return false;
     };

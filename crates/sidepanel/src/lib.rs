@@ -10,23 +10,32 @@
 //! trusts a worker answer it did not ask for: responses must echo the
 //! request's id, and run events must carry the active run's id.
 
-pub mod app;
-pub mod attachments;
-pub mod chat;
-pub mod edits;
-pub mod history;
-pub mod run_ui;
-pub mod sessions;
-pub mod settings;
-pub mod shortcut;
-pub mod status;
-pub mod transitions;
-pub mod view;
-pub mod worker_client;
+#![warn(missing_docs, unreachable_pub)]
+// Natively this crate is only its tests: nothing outside them reaches the
+// modules, so dead-code analysis is left to the wasm build, where the panel's
+// one export roots everything that ships and unused code is an error.
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+
+mod app;
+mod attachments;
+mod chat;
+mod edits;
+mod history;
+mod run_ui;
+mod sessions;
+mod settings;
+mod shortcut;
+mod status;
+mod transitions;
+mod view;
+mod worker_client;
 
 #[cfg(target_arch = "wasm32")]
-pub mod dom;
+mod dom;
 #[cfg(target_arch = "wasm32")]
 mod shell;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+
+#[cfg(target_arch = "wasm32")]
+pub use wasm::start;

@@ -13,7 +13,7 @@ use protocol::MessageType;
 use std::rc::Rc;
 
 /// The run event types whose `runId` must match the active run.
-pub const RUN_EVENTS: [MessageType; 9] = [
+pub(crate) const RUN_EVENTS: [MessageType; 9] = [
     MessageType::AiStreamBatch,
     MessageType::AiStreamDone,
     MessageType::AiStreamCancelled,
@@ -27,19 +27,19 @@ pub const RUN_EVENTS: [MessageType; 9] = [
 
 /// What a run was started for; fixed for its lifetime.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunIdentity {
-    pub run_id: String,
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
+pub(crate) struct RunIdentity {
+    pub(crate) run_id: String,
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
     /// The history the answer is appended to (the chat it was sent from).
-    pub history: History,
+    pub(crate) history: History,
     /// Picked up after the panel reopened; its deltas are not shown.
-    pub reconnected: bool,
+    pub(crate) reconnected: bool,
 }
 
 /// Resolves when the run it belongs to completes.
-pub type Terminal = Shared<oneshot::Receiver<()>>;
+pub(crate) type Terminal = Shared<oneshot::Receiver<()>>;
 
 struct Active {
     run: Rc<RunIdentity>,
@@ -49,16 +49,16 @@ struct Active {
 
 /// Why a run could not begin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunAlreadyActive;
+pub(crate) struct RunAlreadyActive;
 
 /// The controller.
 #[derive(Default)]
-pub struct RunUi {
+pub(crate) struct RunUi {
     active: Option<Active>,
 }
 
 impl RunUi {
-    pub fn begin(&mut self, identity: RunIdentity) -> Result<Rc<RunIdentity>, RunAlreadyActive> {
+    pub(crate) fn begin(&mut self, identity: RunIdentity) -> Result<Rc<RunIdentity>, RunAlreadyActive> {
         if self.active.is_some() {
             return Err(RunAlreadyActive);
         }
@@ -73,7 +73,7 @@ impl RunUi {
     }
 
     /// Whether a message of `message_type` with `run_id` is for this panel.
-    pub fn accepts(&self, message_type: MessageType, run_id: Option<&str>) -> bool {
+    pub(crate) fn accepts(&self, message_type: MessageType, run_id: Option<&str>) -> bool {
         if !RUN_EVENTS.contains(&message_type) {
             return true;
         }
@@ -84,7 +84,7 @@ impl RunUi {
     }
 
     /// Ends `run` if it is the active one; signals its terminal.
-    pub fn complete(&mut self, run: &Rc<RunIdentity>) -> bool {
+    pub(crate) fn complete(&mut self, run: &Rc<RunIdentity>) -> bool {
         match self.active.take() {
             Some(active) if Rc::ptr_eq(&active.run, run) => {
                 let _ = active.done.send(());
@@ -97,13 +97,13 @@ impl RunUi {
         }
     }
 
-    pub fn current(&self) -> Option<Rc<RunIdentity>> {
+    pub(crate) fn current(&self) -> Option<Rc<RunIdentity>> {
         self.active.as_ref().map(|a| Rc::clone(&a.run))
     }
 
     /// A future that resolves when `run` completes (at once if it is not
     /// the active run any more).
-    pub fn terminal(&self, run: &Rc<RunIdentity>) -> Option<Terminal> {
+    pub(crate) fn terminal(&self, run: &Rc<RunIdentity>) -> Option<Terminal> {
         self.active
             .as_ref()
             .filter(|a| Rc::ptr_eq(&a.run, run))

@@ -2,23 +2,23 @@
 
 /// The panel's knowledge of its window's active tab.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ActiveTab {
-    pub id: Option<i64>,
-    pub url: String,
+pub(crate) struct ActiveTab {
+    pub(crate) id: Option<i64>,
+    pub(crate) url: String,
 }
 
-pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
 
-pub const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
-pub const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
+pub(crate) const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
+pub(crate) const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
 
 impl ActiveTab {
-    pub fn on_typst(&self) -> bool {
+    pub(crate) fn on_typst(&self) -> bool {
         self.url.starts_with(TYPST_APP_PREFIX)
     }
 
     /// The project id in `https://typst.app/project/<id>`, as the URL has it.
-    pub fn project_id(&self) -> Option<&str> {
+    pub(crate) fn project_id(&self) -> Option<&str> {
         if !self.on_typst() {
             return None;
         }
@@ -30,21 +30,21 @@ impl ActiveTab {
 
 /// The status line under the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub is_error: bool,
+pub(crate) struct Status {
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
 }
 
 /// The banner shows off typst.app; on typst.app without a project the status
 /// line asks for one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabGate {
-    pub banner_visible: bool,
-    pub status: Option<Status>,
-    pub project_id: Option<String>,
+pub(crate) struct TabGate {
+    pub(crate) banner_visible: bool,
+    pub(crate) status: Option<Status>,
+    pub(crate) project_id: Option<String>,
 }
 
-pub fn tab_gate(tab: &ActiveTab) -> TabGate {
+pub(crate) fn tab_gate(tab: &ActiveTab) -> TabGate {
     let project_id = tab.project_id().map(str::to_owned);
     let status = (tab.on_typst() && project_id.is_none()).then(|| Status {
         text: NO_PROJECT_TEXT.to_owned(),
@@ -58,7 +58,7 @@ pub fn tab_gate(tab: &ActiveTab) -> TabGate {
 }
 
 /// Only `'light'` switches the theme; everything else is the dark default.
-pub fn theme_name(answer: Option<&str>) -> &'static str {
+pub(crate) fn theme_name(answer: Option<&str>) -> &'static str {
     match answer {
         Some("light") => "light",
         _ => "dark",

@@ -15,7 +15,7 @@ use web_sys::Element;
 
 /// The whole diff, however large: a header with the file and `+A −D`, then
 /// every hunk header and row with old/new line numbers and a marker.
-pub fn diff_element(preview: &DiffPreview) -> Element {
+pub(crate) fn diff_element(preview: &DiffPreview) -> Element {
     let (additions, deletions) = edits::diff_stats(preview);
     let body = el("div").class("edit-diff-body").attr("tabindex", "0").build();
     for hunk in &preview.hunks {
@@ -76,7 +76,7 @@ fn action_name(action: ApprovalAction) -> &'static str {
 }
 
 /// The action of an approval button.
-pub fn parse_action(value: &str) -> Option<ApprovalAction> {
+pub(crate) fn parse_action(value: &str) -> Option<ApprovalAction> {
     match value {
         "approve_once" => Some(ApprovalAction::ApproveOnce),
         "allow_run" => Some(ApprovalAction::AllowRun),
@@ -86,7 +86,7 @@ pub fn parse_action(value: &str) -> Option<ApprovalAction> {
 }
 
 /// The approval banner of a tool block.
-pub fn approval_banner(view: &ApprovalView) -> Element {
+pub(crate) fn approval_banner(view: &ApprovalView) -> Element {
     let class = if view.editor_review {
         "tool-preflight tool-approval tool-edit-approval"
     } else {
@@ -137,10 +137,10 @@ pub fn approval_banner(view: &ApprovalView) -> Element {
 /// A banner whose choice is being delivered: what the click handler gets to
 /// show the outcome.
 #[derive(Clone)]
-pub struct ApprovalBanner {
-    pub block: Element,
-    pub banner: Element,
-    pub editor_review: bool,
+pub(crate) struct ApprovalBanner {
+    pub(crate) block: Element,
+    pub(crate) banner: Element,
+    pub(crate) editor_review: bool,
 }
 
 impl ApprovalBanner {
@@ -155,26 +155,26 @@ impl ApprovalBanner {
     }
 
     /// While the answer is on its way: no second click.
-    pub fn sending(&self) {
+    pub(crate) fn sending(&self) {
         self.buttons(true);
     }
 
     /// The worker took the choice: the banner goes, the pill says what now.
-    pub fn submitted(&self, action: ApprovalAction) {
+    pub(crate) fn submitted(&self, action: ApprovalAction) {
         self.banner.remove();
         let status = edits::approval_submitted_status(self.editor_review, action);
         super::view::set_status(&self.block, &status);
     }
 
     /// The call no longer waits: the buttons stay off, the banner says so.
-    pub fn expired(&self) {
+    pub(crate) fn expired(&self) {
         if let Ok(Some(text)) = self.banner.query_selector(".tool-preflight-msg") {
             text.set_text_content(Some(edits::APPROVAL_EXPIRED));
         }
     }
 
     /// The choice was not delivered: the buttons come back with the reason.
-    pub fn failed(&self, message: &str) {
+    pub(crate) fn failed(&self, message: &str) {
         self.buttons(false);
         if let Ok(Some(text)) = self.banner.query_selector(".tool-preflight-msg") {
             text.set_text_content(Some(&edits::approval_submit_error(message)));
@@ -184,7 +184,7 @@ impl ApprovalBanner {
 
 /// Fills a recovery control: the Revert part for `checkpoint` (if any),
 /// the Snapshot button (if `snapshot`), and an alert `note` beneath.
-pub fn fill_recovery_control(
+pub(crate) fn fill_recovery_control(
     control: &Element,
     checkpoint: Option<(&PublicEditCheckpoint, &RevertView)>,
     snapshot: bool,

@@ -12,12 +12,12 @@ use protocol::limits::DIAGNOSTICS_SETTLE_DELAY_MS;
 use serde_json::{Map, Value};
 
 /// Shown for a reasoning block while it streams, and after.
-pub const REASONING_LIVE_TITLE: &str = "Thinking";
-pub const REASONING_DONE_TITLE: &str = "Thought";
+pub(crate) const REASONING_LIVE_TITLE: &str = "Thinking";
+pub(crate) const REASONING_DONE_TITLE: &str = "Thought";
 
 /// The colour and meaning of a tool block's status pill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusKind {
+pub(crate) enum StatusKind {
     /// Still running.
     Pending,
     /// Finished with `ok: true`.
@@ -30,7 +30,7 @@ pub enum StatusKind {
 
 impl StatusKind {
     /// The CSS class of the pill.
-    pub const fn class(self) -> &'static str {
+    pub(crate) const fn class(self) -> &'static str {
         match self {
             StatusKind::Pending => "tool-status tool-status-pending",
             StatusKind::Ok => "tool-status tool-status-ok",
@@ -41,9 +41,9 @@ impl StatusKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolStatus {
-    pub kind: StatusKind,
-    pub text: String,
+pub(crate) struct ToolStatus {
+    pub(crate) kind: StatusKind,
+    pub(crate) text: String,
 }
 
 impl ToolStatus {
@@ -55,12 +55,12 @@ impl ToolStatus {
     }
 
     /// A pill of `kind` saying `text`.
-    pub fn with(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
+    pub(crate) fn with(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
         ToolStatus::new(kind, text)
     }
 
     /// A call that has not answered yet.
-    pub fn running() -> ToolStatus {
+    pub(crate) fn running() -> ToolStatus {
         ToolStatus::new(StatusKind::Pending, "running…")
     }
 }
@@ -83,7 +83,7 @@ fn ellipsize(text: &str, max: usize) -> String {
 }
 
 /// The heading of a tool block.
-pub fn tool_label(name: &str, args: &Map<String, Value>) -> String {
+pub(crate) fn tool_label(name: &str, args: &Map<String, Value>) -> String {
     match name {
         "read_file_structure" => "Read file structure".to_owned(),
         "open_project_file" => match arg(args, "path").map(js_string).filter(|p| !p.is_empty()) {
@@ -120,7 +120,7 @@ pub fn tool_label(name: &str, args: &Map<String, Value>) -> String {
 
 /// The collapsible detail under a tool block before a result arrives: what
 /// the call will do, or its arguments.
-pub fn tool_detail(name: &str, args: &Map<String, Value>) -> String {
+pub(crate) fn tool_detail(name: &str, args: &Map<String, Value>) -> String {
     match name {
         "read_file_structure" => "Waits for the Files sidebar, then lists the names and folders it shows.".to_owned(),
         "open_project_file" => {
@@ -166,13 +166,13 @@ fn pretty(args: &Map<String, Value>) -> String {
 }
 
 /// How many diagnostics a result lists in the detail.
-pub const DIAGNOSTICS_LISTED: usize = 8;
+pub(crate) const DIAGNOSTICS_LISTED: usize = 8;
 
 /// A finished call: the pill and, for some tools, a new detail text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultSummary {
-    pub status: ToolStatus,
-    pub detail: Option<String>,
+pub(crate) struct ResultSummary {
+    pub(crate) status: ToolStatus,
+    pub(crate) detail: Option<String>,
 }
 
 fn count(result: &Value, key: &str) -> u64 {
@@ -180,7 +180,7 @@ fn count(result: &Value, key: &str) -> u64 {
 }
 
 /// The summary of an `AI_TOOL_RESULT` (or a stored result summary).
-pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
+pub(crate) fn result_summary(name: &str, result: &Value) -> ResultSummary {
     if result.get("ok").and_then(Value::as_bool) != Some(true) {
         let error = result
             .get("error")
@@ -362,7 +362,7 @@ fn diagnostic_line(diagnostic: &Value) -> String {
 
 /// A stored call shown from history: its result summary if a result was
 /// kept, else "done" (the original's history view had no other state).
-pub fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
+pub(crate) fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
     match result {
         Some(result) if result.is_object() => match stored_summary(name, result) {
             Some(expanded) => result_summary(name, &expanded),
@@ -388,13 +388,13 @@ fn stored_summary(name: &str, result: &Value) -> Option<Value> {
 
 /// The banner a waiting preflight shows inside its tool block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreflightView {
-    pub status: ToolStatus,
-    pub message: String,
+pub(crate) struct PreflightView {
+    pub(crate) status: ToolStatus,
+    pub(crate) message: String,
     /// `Missing: …` or `Required: …`; empty when nothing was named.
-    pub requirement: String,
-    pub retry_label: &'static str,
-    pub skip_label: &'static str,
+    pub(crate) requirement: String,
+    pub(crate) retry_label: &'static str,
+    pub(crate) skip_label: &'static str,
 }
 
 const OPEN_FILE_PREFIX: &str = "open file:";
@@ -408,7 +408,7 @@ fn strip_open_file(item: &str) -> Option<&str> {
 /// `AI_TOOL_PREFLIGHT_WAITING` as the banner shows it. A wait for a file
 /// ("open file: <path>") asks the user to return to it; anything else is a
 /// missing page capability.
-pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightView {
+pub(crate) fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightView {
     let file_return = missing.iter().any(|item| strip_open_file(item).is_some());
     let status = if file_return && name == "open_project_file" {
         "open file…"
@@ -446,7 +446,7 @@ pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightVi
 /// The size note of a reasoning block: "N chars", or "N.Nk chars" above
 /// 1,024 (one decimal, halves rounded up as JavaScript's `toFixed` does for
 /// these values).
-pub fn reasoning_meta(chars: usize) -> String {
+pub(crate) fn reasoning_meta(chars: usize) -> String {
     match chars {
         0 => String::new(),
         1..=1024 => format!("{chars} chars"),
@@ -459,22 +459,22 @@ pub fn reasoning_meta(chars: usize) -> String {
 
 /// A user message's attachment row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct UserMessageView {
-    pub text: String,
-    pub pills: Vec<Pill>,
-    pub previews: Vec<PreviewView>,
+pub(crate) struct UserMessageView {
+    pub(crate) text: String,
+    pub(crate) pills: Vec<Pill>,
+    pub(crate) previews: Vec<PreviewView>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pill {
-    pub text: String,
+pub(crate) struct Pill {
+    pub(crate) text: String,
     /// Long pills (selections) may wrap.
-    pub long: bool,
-    pub title: Option<String>,
+    pub(crate) long: bool,
+    pub(crate) title: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PreviewView {
+pub(crate) enum PreviewView {
     /// A stored thumbnail: a base64 PNG, JPEG or WebP data URL.
     Thumbnail { data_url: String, alt: String },
     /// A preview whose image was not kept.
@@ -482,12 +482,12 @@ pub enum PreviewView {
 }
 
 /// How many characters of a selection its pill shows.
-pub const SELECTION_PILL_CHARS: usize = 96;
+pub(crate) const SELECTION_PILL_CHARS: usize = 96;
 
 /// True for data URLs the panel may load as a thumbnail. Stored history is
 /// written by the worker, but an imported file could carry anything; only
 /// inline images of the three formats the original stored are shown.
-pub fn is_thumbnail_data_url(value: &str) -> bool {
+pub(crate) fn is_thumbnail_data_url(value: &str) -> bool {
     let Some(rest) = value
         .strip_prefix("data:image/png;base64,")
         .or_else(|| value.strip_prefix("data:image/jpeg;base64,"))
@@ -504,7 +504,7 @@ pub fn is_thumbnail_data_url(value: &str) -> bool {
 
 /// The parts of a stored user message: text (always plain) and attachment
 /// pills.
-pub fn user_message_view(message: &Value) -> UserMessageView {
+pub(crate) fn user_message_view(message: &Value) -> UserMessageView {
     let text = match message {
         Value::String(text) => text.clone(),
         _ => message

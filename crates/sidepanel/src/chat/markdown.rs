@@ -24,7 +24,7 @@ use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, Text
 use std::collections::{HashMap, HashSet};
 
 /// Elements a rendered answer may contain. Nothing else survives.
-pub const ALLOWED_TAGS: &[&str] = &[
+pub(crate) const ALLOWED_TAGS: &[&str] = &[
     "p",
     "br",
     "strong",
@@ -54,17 +54,17 @@ pub const ALLOWED_TAGS: &[&str] = &[
 
 /// What every surviving link carries, so a click opens a new tab that cannot
 /// reach back into the panel.
-pub const LINK_REL: &str = "noopener noreferrer";
-pub const LINK_TARGET: &str = "_blank";
+pub(crate) const LINK_REL: &str = "noopener noreferrer";
+pub(crate) const LINK_TARGET: &str = "_blank";
 
 /// Label prefix of a Markdown image, which is never loaded.
-pub const IMAGE_LABEL_PREFIX: &str = "Image: ";
+pub(crate) const IMAGE_LABEL_PREFIX: &str = "Image: ";
 /// Stands in for an image without alt text.
-pub const IMAGE_LABEL_FALLBACK: &str = "attachment";
+pub(crate) const IMAGE_LABEL_FALLBACK: &str = "attachment";
 
 /// Why a rendered answer was refused (the caller shows plain text instead).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MarkdownError {
+pub(crate) enum MarkdownError {
     /// An element outside [`ALLOWED_TAGS`] survived.
     ForbiddenElement(String),
     /// An attribute that is not allowed on its element survived.
@@ -77,7 +77,7 @@ pub enum MarkdownError {
 
 impl MarkdownError {
     /// Stable code for logs.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             MarkdownError::ForbiddenElement(_) => "MARKDOWN_FORBIDDEN_ELEMENT",
             MarkdownError::ForbiddenAttribute { .. } => "MARKDOWN_FORBIDDEN_ATTRIBUTE",
@@ -104,7 +104,7 @@ impl std::fmt::Display for MarkdownError {
 /// `mailto:` URLs as a WHATWG URL parser reads them. Parsing (rather than a
 /// prefix test) is what defeats mixed case, leading control characters and
 /// whitespace; relative URLs have no base here and are refused.
-pub fn is_allowed_url(value: &str) -> bool {
+pub(crate) fn is_allowed_url(value: &str) -> bool {
     match url::Url::parse(value) {
         Ok(url) => matches!(url.scheme(), "https" | "mailto"),
         Err(_) => false,
@@ -113,7 +113,7 @@ pub fn is_allowed_url(value: &str) -> bool {
 
 /// Renders `markdown` to sanitised HTML, or says why it must be shown as
 /// plain text. The only producer of HTML strings in the panel.
-pub fn render(markdown: &str) -> Result<String, MarkdownError> {
+pub(crate) fn render(markdown: &str) -> Result<String, MarkdownError> {
     let html = markdown_to_html(markdown);
     let clean = sanitize(&html);
     audit_html(&clean)?;
@@ -415,7 +415,7 @@ fn build_sanitizer() -> ammonia::Builder<'static> {
 
 /// Whether `element` may carry `attribute` with `value` in rendered Markdown.
 /// Shared by [`audit_html`] and the DOM check of the parsed fragment.
-pub fn attribute_allowed(element: &str, attribute: &str, value: &str) -> Result<(), MarkdownError> {
+pub(crate) fn attribute_allowed(element: &str, attribute: &str, value: &str) -> Result<(), MarkdownError> {
     let forbidden = || MarkdownError::ForbiddenAttribute {
         element: element.to_owned(),
         attribute: attribute.to_owned(),
@@ -434,7 +434,7 @@ pub fn attribute_allowed(element: &str, attribute: &str, value: &str) -> Result<
 }
 
 /// Whether `element` (lower-case local name) may appear at all.
-pub fn element_allowed(element: &str) -> Result<(), MarkdownError> {
+pub(crate) fn element_allowed(element: &str) -> Result<(), MarkdownError> {
     if ALLOWED_TAGS.contains(&element) {
         Ok(())
     } else {
@@ -443,7 +443,7 @@ pub fn element_allowed(element: &str) -> Result<(), MarkdownError> {
 }
 
 /// Whether a link element is complete: it must point somewhere allowed.
-pub fn link_complete(has_href: bool) -> Result<(), MarkdownError> {
+pub(crate) fn link_complete(has_href: bool) -> Result<(), MarkdownError> {
     if has_href {
         Ok(())
     } else {
@@ -453,7 +453,7 @@ pub fn link_complete(has_href: bool) -> Result<(), MarkdownError> {
 
 /// Step 3: reads back html5ever's serialisation (text is escaped there, so
 /// every `<` opens a tag) and checks every element and attribute.
-pub fn audit_html(html: &str) -> Result<(), MarkdownError> {
+pub(crate) fn audit_html(html: &str) -> Result<(), MarkdownError> {
     let mut rest = html;
     while let Some(open) = rest.find('<') {
         rest = &rest[open + 1..];

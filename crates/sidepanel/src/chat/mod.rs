@@ -46,7 +46,6 @@
 //! // toolCalls?, reasoning?}. None means nothing arrived: the bubble was
 //! // removed (an error before any output shows no empty answer).
 //!
-//! chat.clear();                                 // empty chat (shows the empty state)
 //! chat.scroll_to_bottom();
 //! ```
 //!
@@ -87,9 +86,9 @@
 //! for the cost itself. The worker batches deltas every 32 ms, so the panel
 //! sees roughly one `AI_STREAM_BATCH` per batch window, not 2,000 messages.
 
-pub mod labels;
-pub mod markdown;
-pub mod model;
+pub(crate) mod labels;
+mod markdown;
+mod model;
 
 #[cfg(target_arch = "wasm32")]
 mod edit_view;
@@ -97,7 +96,8 @@ mod edit_view;
 mod view;
 
 #[cfg(target_arch = "wasm32")]
-pub use edit_view::{ApprovalBanner, diff_element};
-pub use model::ResponseStatus;
+pub(crate) use edit_view::diff_element;
 #[cfg(target_arch = "wasm32")]
-pub use view::{AssistantStream, ChatView};
+pub(crate) use model::ResponseStatus;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use view::{AssistantStream, ChatView};

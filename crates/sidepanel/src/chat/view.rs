@@ -30,9 +30,9 @@ use wasm_bindgen::prelude::*;
 use web_sys::{AddEventListenerOptions, DocumentFragment, Element, Event, HtmlTemplateElement, Text};
 
 /// The chat follows new output only while the user is this close to the bottom.
-pub const FOLLOW_THRESHOLD_PX: i32 = 72;
+pub(crate) const FOLLOW_THRESHOLD_PX: i32 = 72;
 /// A live reasoning block follows its own output within this distance.
-pub const REASONING_FOLLOW_THRESHOLD_PX: i32 = 2;
+pub(crate) const REASONING_FOLLOW_THRESHOLD_PX: i32 = 2;
 
 const JUMP_LABEL: &str = "Jump to latest ↓";
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
@@ -63,13 +63,13 @@ struct Recovery {
 
 /// The chat area. Cheap to clone; all clones drive the same DOM.
 #[derive(Clone)]
-pub struct ChatView {
+pub(crate) struct ChatView {
     inner: Rc<RefCell<Inner>>,
 }
 
 /// The streaming answer of one run. Goes stale when finished or replaced.
 #[derive(Clone)]
-pub struct AssistantStream {
+pub(crate) struct AssistantStream {
     view: ChatView,
     id: u64,
 }
@@ -115,7 +115,7 @@ fn text_node(text: &str) -> Option<Text> {
 impl ChatView {
     /// Builds `#messages` and `#jump-latest` inside `container` and wires
     /// the scroll, click and frame callbacks (once per panel).
-    pub fn mount(container: &Element) -> Result<ChatView, JsValue> {
+    pub(crate) fn mount(container: &Element) -> Result<ChatView, JsValue> {
         let messages = el("div")
             .id("messages")
             .class("messages")
@@ -219,7 +219,7 @@ impl ChatView {
 
     /// The element shown while the chat has no messages (the caller's
     /// suggestions), or none.
-    pub fn set_empty_state(&self, element: Option<Element>) {
+    pub(crate) fn set_empty_state(&self, element: Option<Element>) {
         let mut inner = self.inner.borrow_mut();
         if let Some(old) = inner.empty_state.take() {
             old.remove();
@@ -232,7 +232,7 @@ impl ChatView {
 
     /// Replaces the chat with `messages` (display messages as stored). An
     /// unfinished stream is dropped with the old content.
-    pub fn render_history(&self, messages: &[Value]) {
+    pub(crate) fn render_history(&self, messages: &[Value]) {
         let mut inner = self.inner.borrow_mut();
         inner.reset();
         let latest_complete = latest_completed_response_index(messages);
@@ -254,13 +254,8 @@ impl ChatView {
         inner.scroll_to_bottom();
     }
 
-    /// Empties the chat (the empty state shows).
-    pub fn clear(&self) {
-        self.render_history(&[]);
-    }
-
     /// Shows a user message (at Send).
-    pub fn append_user(&self, entry: &Value) {
+    pub(crate) fn append_user(&self, entry: &Value) {
         let inner = self.inner.borrow();
         inner.hide_empty_state();
         let _ = inner.messages.append_child(&user_group(entry));
@@ -269,7 +264,7 @@ impl ChatView {
 
     /// Starts the streaming bubble of a run. A stream still open is
     /// finished as incomplete first.
-    pub fn begin_assistant(&self) -> AssistantStream {
+    pub(crate) fn begin_assistant(&self) -> AssistantStream {
         let mut inner = self.inner.borrow_mut();
         if inner.stream.is_some() {
             inner.finish_stream(ResponseStatus::Incomplete);
@@ -296,18 +291,13 @@ impl ChatView {
         AssistantStream { view: self.clone(), id }
     }
 
-    pub fn scroll_to_bottom(&self) {
+    pub(crate) fn scroll_to_bottom(&self) {
         self.inner.borrow().scroll_to_bottom();
-    }
-
-    /// True while a stream is open.
-    pub fn is_streaming(&self) -> bool {
-        self.inner.borrow().stream.is_some()
     }
 
     /// What a click on Revert (the control and its receipt) and on Snapshot
     /// (the button) does.
-    pub fn set_recovery_handlers(
+    pub(crate) fn set_recovery_handlers(
         &self,
         on_revert: impl Fn(Element, PublicEditCheckpoint) + 'static,
         on_snapshot: impl Fn(Element) + 'static,
@@ -319,7 +309,7 @@ impl ChatView {
 
     /// Turns every Revert and Snapshot button off (a run streams, the panel
     /// left its project) or back on.
-    pub fn set_recovery_disabled(&self, disabled: bool) {
+    pub(crate) fn set_recovery_disabled(&self, disabled: bool) {
         let mut inner = self.inner.borrow_mut();
         inner.recovery.disabled = disabled;
         for button in query_all(&inner.messages, ".edit-revert-button, .response-snapshot-button") {
@@ -329,7 +319,7 @@ impl ChatView {
     }
 
     /// Receipts whose state changed: every control of those ids shows it.
-    pub fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]) {
+    pub(crate) fn show_checkpoints(&self, checkpoints: &[PublicEditCheckpoint]) {
         let mut inner = self.inner.borrow_mut();
         for checkpoint in checkpoints {
             if !inner.recovery.checkpoints.contains_key(&checkpoint.id) {
@@ -348,13 +338,13 @@ impl ChatView {
     }
 
     /// A revert of `control`'s receipt is under way.
-    pub fn set_revert_busy(&self, control: &Element) {
+    pub(crate) fn set_revert_busy(&self, control: &Element) {
         self.inner.borrow().fill_control(control, Some(&RevertView::Busy), None);
     }
 
     /// Shows `control` again after a revert: its receipt's state, "Try
     /// revert again" after `error`, and `note` (an error or a save problem).
-    pub fn finish_revert(&self, control: &Element, error: bool, note: Option<&str>) {
+    pub(crate) fn finish_revert(&self, control: &Element, error: bool, note: Option<&str>) {
         let inner = self.inner.borrow();
         let view = control
             .get_attribute("data-checkpoint-id")
@@ -374,13 +364,8 @@ impl AssistantStream {
         Some(f(&mut inner))
     }
 
-    /// Whether this stream is still the open one.
-    pub fn is_active(&self) -> bool {
-        self.with(|_| ()).is_some()
-    }
-
     /// `AI_STREAM_BATCH`: appends in order; text shows at the next frame.
-    pub fn apply_batch(&self, items: &[StreamItem]) {
+    pub(crate) fn apply_batch(&self, items: &[StreamItem]) {
         self.with(|inner| {
             let follow = inner.near_bottom();
             let changes = match inner.stream.as_mut() {
@@ -396,7 +381,7 @@ impl AssistantStream {
     }
 
     /// `AI_TOOL_CALLS`: closes the open segment and adds a running block per call.
-    pub fn add_tool_calls(&self, calls: &[ToolCallInfo]) {
+    pub(crate) fn add_tool_calls(&self, calls: &[ToolCallInfo]) {
         self.with(|inner| {
             inner.flush();
             let follow = inner.near_bottom();
@@ -410,7 +395,7 @@ impl AssistantStream {
     }
 
     /// `AI_TOOL_RESULT`: the block's pill shows the result summary.
-    pub fn set_tool_result(&self, call_id: &str, name: &str, result: &Map<String, Value>) {
+    pub(crate) fn set_tool_result(&self, call_id: &str, name: &str, result: &Map<String, Value>) {
         self.with(|inner| {
             inner.flush();
             let follow = inner.near_bottom();
@@ -431,7 +416,7 @@ impl AssistantStream {
 
     /// `AI_TOOL_PREFLIGHT_WAITING`: a banner in the call's block with Retry
     /// and Skip, which call `on_action` with `Retry` or `Cancel`.
-    pub fn show_preflight(&self, waiting: &PreflightWaiting, on_action: impl Fn(PreflightAction) + 'static) {
+    pub(crate) fn show_preflight(&self, waiting: &PreflightWaiting, on_action: impl Fn(PreflightAction) + 'static) {
         self.with(|inner| {
             let follow = inner.near_bottom();
             let Some(block) = inner
@@ -485,7 +470,7 @@ impl AssistantStream {
     /// `AI_TOOL_APPROVAL_REQUIRED`: the approval banner (the complete diff
     /// for an editor review) in the call's block; a click calls `on_choice`
     /// with the action and the banner to show the outcome on.
-    pub fn show_approval(
+    pub(crate) fn show_approval(
         &self,
         approval: &ApprovalRequired,
         on_choice: impl Fn(ApprovalAction, ApprovalBanner) + 'static,
@@ -513,7 +498,7 @@ impl AssistantStream {
     }
 
     /// `AI_TOOL_PREFLIGHT_READY`: the banner goes, the call runs again.
-    pub fn clear_preflight(&self, call_id: &str) {
+    pub(crate) fn clear_preflight(&self, call_id: &str) {
         self.with(|inner| {
             inner.preflight_actions.remove(call_id);
             if let Some(block) = inner.stream.as_ref().and_then(|s| find_tool_block(&s.body, call_id)) {
@@ -524,21 +509,15 @@ impl AssistantStream {
     }
 
     /// Whether anything worth keeping arrived (text, reasoning or tool calls).
-    pub fn has_output(&self) -> bool {
+    pub(crate) fn has_output(&self) -> bool {
         self.with(|inner| inner.stream.as_ref().is_some_and(|s| s.model.has_output()))
             .unwrap_or(false)
-    }
-
-    /// The display message as it would be saved now, without finishing.
-    pub fn display_entry(&self, status: ResponseStatus) -> Option<Value> {
-        self.with(|inner| inner.stream.as_ref().and_then(|s| s.model.display_entry(status)))
-            .flatten()
     }
 
     /// Ends the stream: the last text segment gets its Markdown render.
     /// Returns the display message to save, or `None` (and removes the
     /// bubble) when nothing arrived.
-    pub fn finish(&self, status: ResponseStatus) -> Option<Value> {
+    pub(crate) fn finish(&self, status: ResponseStatus) -> Option<Value> {
         self.with(|inner| inner.finish_stream(status)).flatten()
     }
 }

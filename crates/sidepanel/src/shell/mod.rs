@@ -65,7 +65,7 @@ where
 }
 
 /// The browser implementation of the controller's shell.
-pub struct WasmShell {
+pub(crate) struct WasmShell {
     chat: ChatView,
     stream: RefCell<Option<AssistantStream>>,
     toast: ToastView,
@@ -674,7 +674,7 @@ async fn boot() -> Result<(), JsValue> {
 }
 
 /// Builds the panel and starts the controller.
-pub fn start() {
+pub(crate) fn start() {
     spawn_local(async {
         if let Err(error) = boot().await {
             chrome::console_error(&format!("Typst Side Agent: the panel failed to start: {error:?}"));

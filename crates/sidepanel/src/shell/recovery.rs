@@ -52,7 +52,7 @@ thread_local! {
 // ---------------------------------------------------------------- Edits control
 
 /// Mirrors the saved mode and whether it may change now.
-pub fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
+pub(crate) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
     let view = edits::permission_view(mode);
     if let Some(current) = by_id("editor-permission-current") {
         current.set_text_content(Some(view.short));
@@ -99,7 +99,7 @@ fn is_permission_menu_open() -> bool {
 // ---------------------------------------------------------------- Revert
 
 /// A click on Revert: the confirmation dialog, for the scope of now.
-pub fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
+pub(crate) fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
     let Some(app) = app() else { return };
     let scope = match app.recovery_scope() {
         Ok(scope) => scope,
@@ -193,7 +193,7 @@ fn confirm_revert() {
 // ---------------------------------------------------------------- Snapshot popover
 
 /// A click on Snapshot: opens (or closes) the popover for that button.
-pub fn toggle_snapshots(trigger: Element) {
+pub(crate) fn toggle_snapshots(trigger: Element) {
     let same = SNAPSHOTS.with(|s| s.borrow().trigger.as_ref() == Some(&trigger));
     if same && is_menu_open() {
         close_menu(true);
@@ -244,7 +244,7 @@ fn refresh_menu() {
 }
 
 /// Closes the popover (focus back on its button when asked).
-pub fn close_menu(restore_focus: bool) {
+pub(crate) fn close_menu(restore_focus: bool) {
     let trigger = SNAPSHOTS.with(|s| s.borrow_mut().trigger.take());
     if let Some(menu) = by_id("snapshot-menu") {
         dom::set_hidden(&menu, true);
@@ -593,7 +593,7 @@ fn on_backdrop(event: &web_sys::Event) -> bool {
 }
 
 /// Listeners of the Edits menu, the Revert dialog and the snapshot UI.
-pub fn wire() {
+pub(crate) fn wire() {
     dom::on_id("editor-permission-btn", "click", |event| {
         event.stop_propagation();
         set_permission_menu_open(!is_permission_menu_open());
