@@ -78,6 +78,21 @@ impl From<El> for Element {
     }
 }
 
+/// A text node of the panel's document (markup in `text` stays text).
+pub(crate) fn text_node(text: &str) -> Option<web_sys::Text> {
+    Some(document()?.create_text_node(text))
+}
+
+/// The elements under `root` matching `selector`.
+pub(crate) fn query_all(root: &Element, selector: &str) -> Vec<Element> {
+    let Ok(nodes) = root.query_selector_all(selector) else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|index| nodes.get(index)?.dyn_into::<Element>().ok())
+        .collect()
+}
+
 /// Shows or hides an element with the `hidden` attribute.
 pub(crate) fn set_hidden(element: &Element, hidden: bool) {
     let _ = if hidden {

@@ -91,13 +91,9 @@ mod markdown;
 mod model;
 
 #[cfg(target_arch = "wasm32")]
-mod edit_view;
-#[cfg(target_arch = "wasm32")]
 mod view;
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) use edit_view::diff_element;
-#[cfg(target_arch = "wasm32")]
 pub(crate) use model::ResponseStatus;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use view::{AssistantStream, ChatView};
+pub(crate) use view::{AssistantStream, ChatView, diff_element};
