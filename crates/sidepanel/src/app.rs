@@ -16,11 +16,11 @@
 
 use crate::attachments::{Attachments, CaptureMode};
 use crate::history::History;
-use crate::run_ui::{RunIdentity, RunUi};
+use crate::run_ui::{PanelRun, RunUi};
 use crate::sessions::{self, AfterDelete, NEW_CHAT_NAME, Session, SessionMeta, TitleGenerations};
 use crate::settings::{GENERAL_FIELDS, GeneralForm, ModelChange, ModelForm, Settings, model_record_from_form};
+use crate::tab_gate::{self, ActiveTab, NO_PROJECT_TEXT};
 use crate::transitions::{SendIdentity, SendToken, Transitions};
-use crate::view::{self, ActiveTab, NO_PROJECT_TEXT};
 use crate::worker_client::WorkerError;
 use futures::channel::oneshot;
 use futures::future::{self, FutureExt, LocalBoxFuture, Shared};
@@ -267,8 +267,8 @@ impl<S: Shell + 'static> Controller<S> {
     /// a run that is still going for the opened chat.
     pub(crate) async fn start(self: &Rc<Self>) {
         match self.request(MessageType::LoadTheme, json!({})).await {
-            Ok(theme) => self.shell.show_theme(view::theme_name(theme.as_str())),
-            Err(_) => self.shell.show_theme(view::theme_name(None)),
+            Ok(theme) => self.shell.show_theme(crate::settings::theme_name(theme.as_str())),
+            Err(_) => self.shell.show_theme(crate::settings::theme_name(None)),
         }
         match self.request(MessageType::LoadSettings, json!({})).await {
             Ok(value) => self.state.borrow_mut().settings = Settings::from_value(&value),
@@ -329,7 +329,7 @@ impl<S: Shell + 'static> Controller<S> {
         if !self.state.borrow().transitions.is_tab_sync_current(epoch) {
             return Ok(());
         }
-        let gate = view::tab_gate(&tab.active_tab());
+        let gate = tab_gate::tab_gate(&tab.active_tab());
         let changed_project = {
             let mut state = self.state.borrow_mut();
             state.on_typst = !gate.banner_visible;
@@ -1057,7 +1057,7 @@ impl<S: Shell + 'static> Controller<S> {
             let mut state = self.state.borrow_mut();
             let run = state
                 .run_ui
-                .begin(RunIdentity {
+                .begin(PanelRun {
                     run_id: run_id.clone(),
                     tab_id,
                     project_id: project_id.clone(),
@@ -1212,7 +1212,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// The run ended before it started (Stop during preparation).
-    fn end_run_stopped(self: &Rc<Self>, run: &Rc<RunIdentity>) {
+    fn end_run_stopped(self: &Rc<Self>, run: &Rc<PanelRun>) {
         self.finalize_stream(Some(run), false);
         self.state.borrow_mut().run_ui.complete(run);
         self.update_composer();
@@ -1221,7 +1221,7 @@ impl<S: Shell + 'static> Controller<S> {
 
     /// Ends the bubble, stores the answer in the run's history and saves it
     /// to the run's chat (which may no longer be the visible one).
-    fn finalize_stream(self: &Rc<Self>, run: Option<&Rc<RunIdentity>>, complete: bool) {
+    fn finalize_stream(self: &Rc<Self>, run: Option<&Rc<PanelRun>>, complete: bool) {
         let entry = self.shell.finalize(complete);
         let (history, session_id) = {
             let state = self.state.borrow();
@@ -1388,7 +1388,7 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    fn on_terminal(self: &Rc<Self>, run: Option<Rc<RunIdentity>>, terminal: Terminal) {
+    fn on_terminal(self: &Rc<Self>, run: Option<Rc<PanelRun>>, terminal: Terminal) {
         let Some(run) = run else {
             return;
         };
@@ -1445,11 +1445,11 @@ impl<S: Shell + 'static> Controller<S> {
             .shell
             .request(MessageType::AiStreamCancel, json!({}), Some(run.run_id.clone()))
             .await;
-        let terminal = self.state.borrow().run_ui.terminal(&run);
-        if let Some(terminal) = terminal {
+        let ended = self.state.borrow().run_ui.ended(&run);
+        if let Some(ended) = ended {
             let timeout = self.shell.sleep(NAVIGATION_CANCEL_WAIT_MS);
             // Either the terminal event or the timeout; both continue below.
-            let _ = future::select(terminal, timeout).await;
+            let _ = future::select(ended, timeout).await;
         }
         let still_active = self
             .state
@@ -1494,7 +1494,7 @@ impl<S: Shell + 'static> Controller<S> {
         let run = {
             let mut state = self.state.borrow_mut();
             let history = state.history.clone();
-            let Ok(run) = state.run_ui.begin(RunIdentity {
+            let Ok(run) = state.run_ui.begin(PanelRun {
                 run_id: latest.run_id,
                 tab_id: latest.tab_id,
                 project_id,
@@ -1542,7 +1542,7 @@ impl<S: Shell + 'static> Controller<S> {
         self.render_messages();
     }
 
-    async fn finish_reconnected_run(self: &Rc<Self>, run: Rc<RunIdentity>, terminal: Terminal) {
+    async fn finish_reconnected_run(self: &Rc<Self>, run: Rc<PanelRun>, terminal: Terminal) {
         {
             let mut state = self.state.borrow_mut();
             if !state.run_ui.complete(&run) {
@@ -1581,7 +1581,7 @@ impl<S: Shell + 'static> Controller<S> {
 #[derive(Default)]
 struct SendProgress {
     reserved_run_id: Option<String>,
-    started_run: Option<Rc<RunIdentity>>,
+    started_run: Option<Rc<PanelRun>>,
 }
 
 struct RunSummary {
@@ -1607,8 +1607,6 @@ fn latest_run(answer: &Value) -> Option<RunSummary> {
 
 #[path = "app_edits.rs"]
 mod edits;
-#[cfg(target_arch = "wasm32")]
-pub(crate) use edits::RecoveryScope;
 
 #[cfg(test)]
 #[path = "app_tests.rs"]

@@ -8,8 +8,8 @@
 //! shell can update the control that started the flow.
 
 use super::{Controller, Shell};
-use crate::edits;
-use crate::history::History;
+use crate::edit_review;
+use crate::recovery::{self, RecoveryScope, RevertOutcome};
 use crate::worker_client::WorkerError;
 use protocol::MessageType;
 use protocol::constants::EditorApprovalMode;
@@ -24,38 +24,6 @@ use std::rc::Rc;
 pub(crate) const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
 /// Shown when the tab, project or chat changed while a dialog was open.
 pub(crate) const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
-
-/// The tab, project, chat and history a revert or snapshot action belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RecoveryScope {
-    pub(crate) tab_id: u64,
-    pub(crate) project_id: String,
-    pub(crate) session_id: String,
-    history: History,
-}
-
-impl RecoveryScope {
-    fn payload(&self) -> serde_json::Map<String, Value> {
-        let mut map = serde_json::Map::new();
-        map.insert("tabId".to_owned(), json!(self.tab_id));
-        map.insert("projectId".to_owned(), json!(self.project_id));
-        map.insert("sessionId".to_owned(), json!(self.session_id));
-        map
-    }
-}
-
-/// How a revert ended.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RevertOutcome {
-    /// Every receipt the worker reverted (also on a partial failure).
-    pub(crate) checkpoints: Vec<PublicEditCheckpoint>,
-    /// The selected receipt as it stands now.
-    pub(crate) checkpoint: PublicEditCheckpoint,
-    /// The revert failed (or stopped part-way) with this message.
-    pub(crate) error: Option<String>,
-    /// The chat could not be saved with the new states.
-    pub(crate) save_error: Option<String>,
-}
 
 impl<S: Shell + 'static> Controller<S> {
     // ------------------------------------------------------------ Edits control
@@ -89,7 +57,7 @@ impl<S: Shell + 'static> Controller<S> {
                     state.settings.editor_approval_mode
                 });
                 self.shell.status(
-                    edits::permission_saved_status(committed.unwrap_or(mode)),
+                    edit_review::permission_saved_status(committed.unwrap_or(mode)),
                     false,
                     Some(1_500),
                 );
@@ -139,12 +107,12 @@ impl<S: Shell + 'static> Controller<S> {
                     && !project_id.is_empty()
                     && session.project_id == *project_id =>
             {
-                Ok(RecoveryScope {
+                Ok(RecoveryScope::new(
                     tab_id,
-                    project_id: project_id.clone(),
-                    session_id: session.id.clone(),
-                    history: state.history.clone(),
-                })
+                    project_id.clone(),
+                    session.id.clone(),
+                    state.history.clone(),
+                ))
             }
             _ => Err(SCOPE_UNAVAILABLE),
         }
@@ -194,11 +162,11 @@ impl<S: Shell + 'static> Controller<S> {
                     .filter(|c| c.is_object())
                     .cloned()
                     .unwrap_or_else(|| fallback.to_value());
-                outcome.checkpoints = edits::checkpoint_summaries(data.get("checkpoints"), Some(&fallback), now);
+                outcome.checkpoints = recovery::checkpoint_summaries(data.get("checkpoints"), Some(&fallback), now);
             }
             Err(error) => {
                 let partial = error.details.as_ref().and_then(|d| d.get("checkpoints")).cloned();
-                outcome.checkpoints = edits::checkpoint_summaries(partial.as_ref(), None, now);
+                outcome.checkpoints = recovery::checkpoint_summaries(partial.as_ref(), None, now);
                 outcome.error = Some(if error.message.is_empty() {
                     "The changes could not be reverted.".to_owned()
                 } else {
@@ -212,9 +180,9 @@ impl<S: Shell + 'static> Controller<S> {
         if outcome.checkpoints.is_empty() {
             return outcome;
         }
-        let messages = scope.history.update(|messages| {
+        let messages = scope.history().update(|messages| {
             for summary in &outcome.checkpoints {
-                edits::update_checkpoint_in_history(messages, summary);
+                recovery::update_checkpoint_in_history(messages, summary);
             }
         });
         self.shell.show_checkpoints(&outcome.checkpoints);
@@ -243,7 +211,7 @@ impl<S: Shell + 'static> Controller<S> {
         if !self.scope_is_current(&scope) {
             return Err(SCOPE_CHANGED.to_owned());
         }
-        let (file, snapshots) = edits::snapshot_list(&answer);
+        let (file, snapshots) = recovery::snapshot_list(&answer);
         Ok((scope, file, snapshots))
     }
 
@@ -325,9 +293,9 @@ impl<S: Shell + 'static> Controller<S> {
         }
         let now = self.now();
         let mut valid = true;
-        let messages = scope.history.update(|messages| {
+        let messages = scope.history().update(|messages| {
             if let Some(last) = messages.last_mut() {
-                valid = edits::append_editor_state_update(last, update, now);
+                valid = recovery::append_editor_state_update(last, update, now);
             }
         });
         if !valid {

@@ -19,15 +19,16 @@
 mod app;
 mod attachments;
 mod chat;
-mod edits;
+mod edit_review;
 mod history;
+mod recovery;
 mod run_ui;
 mod sessions;
 mod settings;
 mod shortcut;
-mod status;
+mod tab_gate;
+mod toast;
 mod transitions;
-mod view;
 mod worker_client;
 
 #[cfg(target_arch = "wasm32")]

@@ -1,5 +1,9 @@
-//! The run the panel is showing: its immutable identity, which run events it
-//! accepts, and a signal when it ends.
+//! The run the panel is showing ([`PanelRun`]: what it was started for),
+//! which run events it accepts, and a signal when it ends.
+//!
+//! Not the worker's admission identity (`worker-core`'s `RunIdentity`): a
+//! `PanelRun` is the panel's own record of the run it shows, with the chat
+//! history its answer goes to.
 //!
 //! Worker broadcasts reach every open panel, so run events are accepted only
 //! when their `runId` is the active run's; anything else (another panel's run,
@@ -25,9 +29,9 @@ pub(crate) const RUN_EVENTS: [MessageType; 9] = [
     MessageType::AiToolApprovalRequired,
 ];
 
-/// What a run was started for; fixed for its lifetime.
+/// The run the panel shows: what it was started for, fixed for its lifetime.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RunIdentity {
+pub(crate) struct PanelRun {
     pub(crate) run_id: String,
     pub(crate) tab_id: u64,
     pub(crate) project_id: String,
@@ -39,12 +43,12 @@ pub(crate) struct RunIdentity {
 }
 
 /// Resolves when the run it belongs to completes.
-pub(crate) type Terminal = Shared<oneshot::Receiver<()>>;
+pub(crate) type EndSignal = Shared<oneshot::Receiver<()>>;
 
 struct Active {
-    run: Rc<RunIdentity>,
+    run: Rc<PanelRun>,
     done: oneshot::Sender<()>,
-    terminal: Terminal,
+    ended: EndSignal,
 }
 
 /// Why a run could not begin.
@@ -58,16 +62,16 @@ pub(crate) struct RunUi {
 }
 
 impl RunUi {
-    pub(crate) fn begin(&mut self, identity: RunIdentity) -> Result<Rc<RunIdentity>, RunAlreadyActive> {
+    pub(crate) fn begin(&mut self, run: PanelRun) -> Result<Rc<PanelRun>, RunAlreadyActive> {
         if self.active.is_some() {
             return Err(RunAlreadyActive);
         }
         let (done, receiver) = oneshot::channel();
-        let run = Rc::new(identity);
+        let run = Rc::new(run);
         self.active = Some(Active {
             run: Rc::clone(&run),
             done,
-            terminal: receiver.shared(),
+            ended: receiver.shared(),
         });
         Ok(run)
     }
@@ -83,8 +87,8 @@ impl RunUi {
         }
     }
 
-    /// Ends `run` if it is the active one; signals its terminal.
-    pub(crate) fn complete(&mut self, run: &Rc<RunIdentity>) -> bool {
+    /// Ends `run` if it is the active one; signals its end.
+    pub(crate) fn complete(&mut self, run: &Rc<PanelRun>) -> bool {
         match self.active.take() {
             Some(active) if Rc::ptr_eq(&active.run, run) => {
                 let _ = active.done.send(());
@@ -97,17 +101,17 @@ impl RunUi {
         }
     }
 
-    pub(crate) fn current(&self) -> Option<Rc<RunIdentity>> {
+    pub(crate) fn current(&self) -> Option<Rc<PanelRun>> {
         self.active.as_ref().map(|a| Rc::clone(&a.run))
     }
 
     /// A future that resolves when `run` completes (at once if it is not
     /// the active run any more).
-    pub(crate) fn terminal(&self, run: &Rc<RunIdentity>) -> Option<Terminal> {
+    pub(crate) fn ended(&self, run: &Rc<PanelRun>) -> Option<EndSignal> {
         self.active
             .as_ref()
             .filter(|a| Rc::ptr_eq(&a.run, run))
-            .map(|a| a.terminal.clone())
+            .map(|a| a.ended.clone())
     }
 }
 
@@ -116,8 +120,8 @@ mod tests {
     use super::*;
     use futures::executor::block_on;
 
-    fn identity(run_id: &str) -> RunIdentity {
-        RunIdentity {
+    fn panel_run(run_id: &str) -> PanelRun {
+        PanelRun {
             run_id: run_id.to_owned(),
             tab_id: 3,
             project_id: "p".to_owned(),
@@ -132,8 +136,8 @@ mod tests {
         let mut ui = RunUi::default();
         assert!(!ui.accepts(MessageType::AiStreamBatch, Some("run-a")), "no run yet");
         assert!(ui.accepts(MessageType::ActiveTabChanged, None), "not a run event");
-        let run = ui.begin(identity("run-a")).expect("begin");
-        assert_eq!(ui.begin(identity("run-b")).err(), Some(RunAlreadyActive));
+        let run = ui.begin(panel_run("run-a")).expect("begin");
+        assert_eq!(ui.begin(panel_run("run-b")).err(), Some(RunAlreadyActive));
         assert!(!ui.accepts(MessageType::AiStreamBatch, Some("run-b")));
         assert!(!ui.accepts(MessageType::AiStreamDone, None));
         assert!(ui.accepts(MessageType::AiStreamBatch, Some("run-a")));
@@ -147,15 +151,15 @@ mod tests {
     }
 
     #[test]
-    fn completes_only_the_exact_run_and_signals_its_terminal() {
+    fn completes_only_the_exact_run_and_signals_its_end() {
         let mut ui = RunUi::default();
-        let run = ui.begin(identity("run-a")).expect("begin");
-        let terminal = ui.terminal(&run).expect("terminal of the active run");
-        let lookalike = Rc::new(identity("run-a"));
+        let run = ui.begin(panel_run("run-a")).expect("begin");
+        let ended = ui.ended(&run).expect("end signal of the active run");
+        let lookalike = Rc::new(panel_run("run-a"));
         assert!(!ui.complete(&lookalike), "same id, other handle");
-        assert!(ui.terminal(&lookalike).is_none());
+        assert!(ui.ended(&lookalike).is_none());
         assert!(ui.complete(&run));
-        assert!(block_on(terminal).is_ok());
+        assert!(block_on(ended).is_ok());
         assert!(!ui.complete(&run));
         assert!(ui.current().is_none());
     }

@@ -1,5 +1,6 @@
-//! The settings the panel edits: the General form, the model registry and
-//! the transforms behind each model mutation.
+//! The settings the panel edits: the General form, the model registry, the
+//! transforms behind each model mutation, and the theme (stored apart, with
+//! `LOAD_THEME` / `SAVE_THEME`).
 //!
 //! The worker owns and re-validates settings; the panel keeps a copy to show
 //! and to send with a run. Model records stay JSON objects so fields this
@@ -235,6 +236,14 @@ impl Settings {
         {
             self.auto_name_model_id = None;
         }
+    }
+}
+
+/// Only `'light'` switches the theme; everything else is the dark default.
+pub(crate) fn theme_name(answer: Option<&str>) -> &'static str {
+    match answer {
+        Some("light") => "light",
+        _ => "dark",
     }
 }
 
@@ -667,5 +676,12 @@ mod tests {
         assert_eq!(record.summary(), "api.example.com:8443 · gpt");
         let bare = ModelRecord::from_value(&json!({"id": "m"})).expect("m");
         assert_eq!(bare.label(), "Model");
+    }
+
+    #[test]
+    fn only_light_is_light() {
+        assert_eq!(theme_name(Some("light")), "light");
+        assert_eq!(theme_name(Some("Light")), "dark");
+        assert_eq!(theme_name(None), "dark");
     }
 }

@@ -388,7 +388,7 @@ fn stored_summary(name: &str, result: &Value) -> Option<Value> {
 
 /// The banner a waiting preflight shows inside its tool block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PreflightView {
+pub(crate) struct PreflightPrompt {
     pub(crate) status: ToolStatus,
     pub(crate) message: String,
     /// `Missing: …` or `Required: …`; empty when nothing was named.
@@ -408,7 +408,7 @@ fn strip_open_file(item: &str) -> Option<&str> {
 /// `AI_TOOL_PREFLIGHT_WAITING` as the banner shows it. A wait for a file
 /// ("open file: <path>") asks the user to return to it; anything else is a
 /// missing page capability.
-pub(crate) fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightView {
+pub(crate) fn preflight_prompt(name: &str, missing: &[String], hint: &str) -> PreflightPrompt {
     let file_return = missing.iter().any(|item| strip_open_file(item).is_some());
     let status = if file_return && name == "open_project_file" {
         "open file…"
@@ -430,7 +430,7 @@ pub(crate) fn preflight_view(name: &str, missing: &[String], hint: &str) -> Pref
             items.join(", ")
         )
     };
-    PreflightView {
+    PreflightPrompt {
         status: ToolStatus::new(StatusKind::Waiting, status),
         message: if hint.is_empty() {
             "Waiting for the Typst tab…".to_owned()
@@ -459,10 +459,10 @@ pub(crate) fn reasoning_meta(chars: usize) -> String {
 
 /// A user message's attachment row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct UserMessageView {
+pub(crate) struct UserMessageParts {
     pub(crate) text: String,
     pub(crate) pills: Vec<Pill>,
-    pub(crate) previews: Vec<PreviewView>,
+    pub(crate) previews: Vec<SentPreview>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -474,7 +474,7 @@ pub(crate) struct Pill {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PreviewView {
+pub(crate) enum SentPreview {
     /// A stored thumbnail: a base64 PNG, JPEG or WebP data URL.
     Thumbnail { data_url: String, alt: String },
     /// A preview whose image was not kept.
@@ -504,7 +504,7 @@ pub(crate) fn is_thumbnail_data_url(value: &str) -> bool {
 
 /// The parts of a stored user message: text (always plain) and attachment
 /// pills.
-pub(crate) fn user_message_view(message: &Value) -> UserMessageView {
+pub(crate) fn user_message_parts(message: &Value) -> UserMessageParts {
     let text = match message {
         Value::String(text) => text.clone(),
         _ => message
@@ -513,9 +513,9 @@ pub(crate) fn user_message_view(message: &Value) -> UserMessageView {
             .unwrap_or_default()
             .to_owned(),
     };
-    let mut view = UserMessageView {
+    let mut view = UserMessageParts {
         text,
-        ..UserMessageView::default()
+        ..UserMessageParts::default()
     };
     let Some(sent) = message.get("sentAttachments").filter(|s| s.is_object()) else {
         return view;
@@ -571,7 +571,7 @@ pub(crate) fn user_message_view(message: &Value) -> UserMessageView {
         for (index, preview) in previews.iter().enumerate() {
             let data_url = preview.get("dataUrl").and_then(Value::as_str).unwrap_or_default();
             if is_thumbnail_data_url(data_url) {
-                view.previews.push(PreviewView::Thumbnail {
+                view.previews.push(SentPreview::Thumbnail {
                     data_url: data_url.to_owned(),
                     alt: format!("Attached image {}", index + 1),
                 });
@@ -581,7 +581,7 @@ pub(crate) fn user_message_view(message: &Value) -> UserMessageView {
                     .and_then(Value::as_str)
                     .filter(|r| !r.is_empty())
                     .unwrap_or("The image was not kept in the saved chat.");
-                view.previews.push(PreviewView::Omitted {
+                view.previews.push(SentPreview::Omitted {
                     text: format!("Preview {} not retained", index + 1),
                     reason: reason.to_owned(),
                 });

@@ -31,7 +31,7 @@
 //!     // banner.failed(message) (the buttons come back).
 //! });
 //!
-//! // editor writes (crate::edits decides the words):
+//! // editor writes (crate::edit_review and crate::recovery decide the words):
 //! chat.set_recovery_handlers(|control, checkpoint| { /* Revert clicked */ },
 //!                            |button| { /* Snapshot clicked */ });
 //! chat.set_recovery_disabled(streaming || off_project);

@@ -7,7 +7,7 @@ use super::icons;
 use crate::dom::{El, el, icon};
 use crate::settings::REASONING_EFFORTS;
 use crate::shortcut;
-use crate::view::TAB_GATE_TEXT;
+use crate::tab_gate::TAB_GATE_TEXT;
 use protocol::constants::SendMessageShortcut;
 use wasm_bindgen::JsValue;
 use web_sys::Element;

@@ -13,7 +13,7 @@ mod header;
 mod icons;
 mod layout;
 mod recovery;
-mod settings_view;
+mod settings_panel;
 mod thumbnail;
 mod toast;
 
@@ -130,7 +130,7 @@ impl Ui for WasmShell {
     }
 
     fn show_theme(&self, theme: &str) {
-        settings_view::show_theme(theme);
+        settings_panel::show_theme(theme);
     }
 
     fn show_session_name(&self, name: &str) {
@@ -150,18 +150,18 @@ impl Ui for WasmShell {
 
     fn show_settings(&self, settings: &Settings) {
         *self.settings.borrow_mut() = settings.clone();
-        settings_view::fill_general(settings, !self.general_dirty.get());
-        settings_view::render_registry(settings);
+        settings_panel::fill_general(settings, !self.general_dirty.get());
+        settings_panel::render_registry(settings);
         header::render_models(settings);
     }
 
     fn open_settings(&self, tab: SettingsTab) {
-        settings_view::show_tab(tab);
-        settings_view::set_open(true);
+        settings_panel::show_tab(tab);
+        settings_panel::set_open(true);
     }
 
     fn close_model_form(&self) {
-        settings_view::close_model_form();
+        settings_panel::close_model_form();
     }
 
     fn close_model_menu(&self) {
@@ -418,9 +418,9 @@ fn wire_header() {
     });
 
     dom::on_id("settings-toggle", "click", |_| {
-        settings_view::set_open(!settings_view::is_open())
+        settings_panel::set_open(!settings_panel::is_open())
     });
-    dom::on_id("settings-close", "click", |_| settings_view::set_open(false));
+    dom::on_id("settings-close", "click", |_| settings_panel::set_open(false));
 }
 
 fn begin_rename(item: &Element, session: SessionMeta) {
@@ -447,7 +447,7 @@ fn wire_settings() {
             Some("models") => SettingsTab::Models,
             _ => return,
         };
-        settings_view::show_tab(tab);
+        settings_panel::show_tab(tab);
     });
     dom::on_id("theme-switch", "click", |event| {
         let theme = match dom::closest_with(&event, "data-theme").map(|(_, t)| t).as_deref() {
@@ -472,22 +472,22 @@ fn wire_settings() {
         }
     }
     dom::on_id("save-general-settings", "click", |_| {
-        let form = settings_view::read_general();
+        let form = settings_panel::read_general();
         run(|app| async move {
             // Once saved, the form mirrors what the worker stored; after a
             // failure the user's edits stay for another try.
             if app.save_general(form).await {
                 app.shell().general_dirty.set(false);
                 let settings = app.shell().settings.borrow().clone();
-                settings_view::fill_general(&settings, true);
+                settings_panel::fill_general(&settings, true);
             }
         });
     });
-    dom::on_id("add-model-btn", "click", |_| settings_view::open_model_form(None));
-    dom::on_id("mf-cancel", "click", |_| settings_view::close_model_form());
-    dom::on_id("mf-base-url", "input", |_| settings_view::untick_insecure());
+    dom::on_id("add-model-btn", "click", |_| settings_panel::open_model_form(None));
+    dom::on_id("mf-cancel", "click", |_| settings_panel::close_model_form());
+    dom::on_id("mf-base-url", "input", |_| settings_panel::untick_insecure());
     dom::on_id("mf-save", "click", |_| {
-        let form = settings_view::read_model_form();
+        let form = settings_panel::read_model_form();
         run(|app| async move {
             app.save_model_form(form).await;
         });
@@ -500,7 +500,7 @@ fn wire_settings() {
             Some("edit") => {
                 let record = app().and_then(|app| app.shell().settings.borrow().model(&id).cloned());
                 if let Some(record) = record {
-                    settings_view::open_model_form(Some(&record));
+                    settings_panel::open_model_form(Some(&record));
                 }
             }
             Some("delete") => run(|app| async move { app.delete_model(id).await }),
@@ -604,9 +604,9 @@ fn wire_document() {
             event.prevent_default();
             header::set_menu_open("session-menu", "session-current", false);
             header::set_menu_open("model-menu", "model-current", false);
-        } else if settings_view::is_open() {
+        } else if settings_panel::is_open() {
             event.prevent_default();
-            settings_view::set_open(false);
+            settings_panel::set_open(false);
             if let Some(toggle) = by_id("settings-toggle") {
                 dom::focus(&toggle);
             }

@@ -1,16 +1,16 @@
 //! DOM of the editor-write controls outside the message list: the Edits
 //! menu above the composer, the Revert confirmation, the Snapshot popover
 //! and the snapshot restore/delete dialog. The controller does the requests
-//! and scope checks (`app_edits`); this module shows their outcome.
+//! and scope checks (`app/recovery.rs`); this module shows their outcome.
 //!
 //! Dialog state lives in thread-locals that no handler borrows across an
 //! await: a flow takes what it needs, awaits, then looks again.
 
 use super::{app, run};
-use crate::app::RecoveryScope;
 use crate::chat::diff_element;
 use crate::dom::{self, by_id, el};
-use crate::edits::{self, RestoreDialogView};
+use crate::edit_review;
+use crate::recovery::{self, RecoveryScope, RestoreDialogContent};
 use protocol::constants::EditorApprovalMode;
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
@@ -53,14 +53,14 @@ thread_local! {
 
 /// Mirrors the saved mode and whether it may change now.
 pub(crate) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
-    let view = edits::permission_view(mode);
+    let labels = edit_review::permission_labels(mode);
     if let Some(current) = by_id("editor-permission-current") {
-        current.set_text_content(Some(view.short));
+        current.set_text_content(Some(labels.short));
     }
     if let Some(button) = by_id("editor-permission-btn") {
         let _ = button.set_attribute("data-mode", mode.as_str());
-        let _ = button.set_attribute("aria-label", view.aria_label);
-        let _ = button.set_attribute("title", view.title);
+        let _ = button.set_attribute("aria-label", labels.aria_label);
+        let _ = button.set_attribute("title", labels.title);
         dom::set_disabled(&button, disabled);
     }
     for option in options("[data-editor-approval-mode]") {
@@ -109,7 +109,7 @@ pub(crate) fn request_revert(control: Element, checkpoint: PublicEditCheckpoint)
         }
     };
     let trigger = control.query_selector(".edit-revert-button").ok().flatten();
-    let view = edits::revert_dialog(&checkpoint);
+    let dialog = recovery::revert_dialog(&checkpoint);
     let (Some(layer), Some(subtitle), Some(body), Some(confirm)) = (
         by_id("revert-dialog-layer"),
         by_id("revert-dialog-subtitle"),
@@ -119,12 +119,12 @@ pub(crate) fn request_revert(control: Element, checkpoint: PublicEditCheckpoint)
         return;
     };
     close_revert(false);
-    subtitle.set_text_content(Some(&view.subtitle));
+    subtitle.set_text_content(Some(&dialog.subtitle));
     let warning = el("div")
         .class("snapshot-dialog-note is-warning")
-        .text(&view.warning)
+        .text(&dialog.warning)
         .build();
-    let detail = el("div").class("revert-dialog-detail").text(view.detail).build();
+    let detail = el("div").class("revert-dialog-detail").text(dialog.detail).build();
     dom::clear(&body);
     let _ = body.append_child(&warning);
     let _ = body.append_child(&detail);
@@ -297,7 +297,7 @@ fn position_menu() {
 
 fn snapshot_date(created_at: f64) -> String {
     let now = js_sys::Date::now();
-    if let Some(text) = edits::relative_date(created_at, now) {
+    if let Some(text) = recovery::relative_date(created_at, now) {
         return text;
     }
     let options = js_sys::Object::new();
@@ -329,7 +329,7 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
     }
     dom::clear(&list);
     for snapshot in snapshots {
-        let kind = edits::snapshot_kind_class(snapshot.kind);
+        let kind = recovery::snapshot_kind_class(snapshot.kind);
         let title = if snapshot.title.is_empty() {
             "Document snapshot"
         } else {
@@ -349,13 +349,13 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
                             .child(
                                 el("span")
                                     .class(&format!("snapshot-kind is-{kind}"))
-                                    .text(edits::snapshot_badge(snapshot.kind)),
+                                    .text(recovery::snapshot_badge(snapshot.kind)),
                             ),
                     )
                     .child(el("span").class("snapshot-item-meta").text(&format!(
                         "{} · {}",
                         snapshot_date(snapshot.created_at),
-                        edits::character_count(snapshot.text_length)
+                        recovery::character_count(snapshot.text_length)
                     ))),
             )
             .child(
@@ -412,7 +412,7 @@ fn on_list_click(event: &web_sys::Event) {
                 set_busy(false);
                 if let Ok(answer) = answer {
                     close_menu(false);
-                    open_restore_dialog(scope, snapshot_id, &edits::restore_dialog(&answer));
+                    open_restore_dialog(scope, snapshot_id, &recovery::restore_dialog(&answer));
                 }
             });
         }
@@ -449,10 +449,10 @@ fn dialog_parts() -> Option<DialogParts> {
     })
 }
 
-fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &RestoreDialogView) {
+fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, dialog: &RestoreDialogContent) {
     let Some(parts) = dialog_parts() else { return };
-    parts.title.set_text_content(Some(view.title));
-    let (file, created) = view.snapshot.as_ref().map_or(
+    parts.title.set_text_content(Some(dialog.title));
+    let (file, created) = dialog.snapshot.as_ref().map_or(
         (protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL.to_owned(), f64::NAN),
         |s| (s.file_label.clone(), s.created_at),
     );
@@ -460,7 +460,7 @@ fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &Restore
         .subtitle
         .set_text_content(Some(&format!("{file} · {}", snapshot_date(created))));
     dom::clear(&parts.body);
-    if let Some((note, class)) = &view.note {
+    if let Some((note, class)) = &dialog.note {
         let _ = parts.body.append_child(
             &el("div")
                 .class(&format!("snapshot-dialog-note {class}"))
@@ -468,15 +468,15 @@ fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &Restore
                 .build(),
         );
     }
-    if let Some(preview) = &view.preview {
+    if let Some(preview) = &dialog.preview {
         let _ = parts.body.append_child(&diff_element(preview));
     }
     let _ = parts
         .body
-        .append_child(&el("div").class("snapshot-dialog-safety").text(view.safety).build());
-    parts.confirm.set_text_content(Some(view.confirm_label));
+        .append_child(&el("div").class("snapshot-dialog-safety").text(dialog.safety).build());
+    parts.confirm.set_text_content(Some(dialog.confirm_label));
     parts.confirm.set_class_name("btn btn-primary");
-    dom::set_disabled(&parts.confirm, view.confirm_disabled);
+    dom::set_disabled(&parts.confirm, dialog.confirm_disabled);
     let _ = parts.layer.set_attribute("data-dialog-mode", "restore");
     SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id })));
     dom::set_hidden(&parts.layer, false);
@@ -496,7 +496,7 @@ fn open_delete_dialog(scope: RecoveryScope, snapshot: &PublicDocumentSnapshot) {
     let _ = parts.body.append_child(
         &el("div")
             .class("snapshot-dialog-note is-danger")
-            .text(edits::DELETE_WARNING)
+            .text(recovery::DELETE_WARNING)
             .build(),
     );
     parts.confirm.set_text_content(Some("Delete"));

@@ -1,8 +1,8 @@
-//! DOM of the status toast, driven by [`crate::status::Toast`]: the model
+//! DOM of the status toast, driven by [`crate::toast::Toast`]: the model
 //! decides what shows and which timers are stale; this applies it.
 
 use crate::dom::{self, by_id};
-use crate::status::{COLLAPSE_DURATION_MS, COPY_FEEDBACK_MS, Toast, ToastChange};
+use crate::toast::{COLLAPSE_DURATION_MS, COPY_FEEDBACK_MS, Toast, ToastChange};
 use gloo_timers::callback::Timeout;
 use std::cell::RefCell;
 use std::rc::Rc;

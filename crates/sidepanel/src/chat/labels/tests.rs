@@ -202,7 +202,7 @@ fn editor_write_results_show_applied_reviewed_and_no_change_states() {
 
 #[test]
 fn preflight_banners_distinguish_files_from_page_capabilities() {
-    let page = preflight_view(
+    let page = preflight_prompt(
         "read_diagnostics",
         &["editor".into(), "improvePanel".into()],
         "Open the panel.",
@@ -212,15 +212,15 @@ fn preflight_banners_distinguish_files_from_page_capabilities() {
     assert_eq!(page.retry_label, "Retry now");
     assert_eq!(page.message, "Open the panel.");
 
-    let file = preflight_view("read_document", &["Open file: main.typ".into()], "");
+    let file = preflight_prompt("read_document", &["Open file: main.typ".into()], "");
     assert_eq!(file.status.text, "return to file…");
     assert_eq!(file.requirement, "Required: main.typ");
     assert_eq!(file.retry_label, "Check again");
     assert!(!file.message.is_empty());
 
-    let open = preflight_view("open_project_file", &["open file: ch/a.typ".into()], "hint");
+    let open = preflight_prompt("open_project_file", &["open file: ch/a.typ".into()], "hint");
     assert_eq!(open.status.text, "open file…");
-    assert_eq!(preflight_view("x", &[], "h").requirement, "");
+    assert_eq!(preflight_prompt("x", &[], "h").requirement, "");
 }
 
 #[test]
@@ -250,9 +250,9 @@ fn user_messages_are_plain_text_with_attachment_pills() {
             ]
         }
     });
-    let view = user_message_view(&message);
-    assert_eq!(view.text, "**not markdown** <b>");
-    let pills: Vec<&str> = view.pills.iter().map(|p| p.text.as_str()).collect();
+    let parts = user_message_parts(&message);
+    assert_eq!(parts.text, "**not markdown** <b>");
+    let pills: Vec<&str> = parts.pills.iter().map(|p| p.text.as_str()).collect();
     assert_eq!(pills[0], "Full document");
     assert_eq!(pills[1], "Diagnostics (3)");
     assert!(
@@ -262,21 +262,24 @@ fn user_messages_are_plain_text_with_attachment_pills() {
     );
     assert!(pills[2].ends_with('…'));
     assert_eq!(pills[3], "Selection 2");
-    assert_eq!(view.previews.len(), 3);
-    assert!(matches!(&view.previews[0], PreviewView::Thumbnail { alt, .. } if alt == "Attached image 1"));
+    assert_eq!(parts.previews.len(), 3);
+    assert!(matches!(&parts.previews[0], SentPreview::Thumbnail { alt, .. } if alt == "Attached image 1"));
     assert_eq!(
-        view.previews[1],
-        PreviewView::Omitted {
+        parts.previews[1],
+        SentPreview::Omitted {
             text: "Preview 2 not retained".into(),
             reason: "Too large.".into()
         }
     );
     assert!(
-        matches!(&view.previews[2], PreviewView::Omitted { .. }),
+        matches!(&parts.previews[2], SentPreview::Omitted { .. }),
         "unsafe URLs are never loaded"
     );
-    assert_eq!(user_message_view(&json!("plain")).text, "plain");
-    assert_eq!(user_message_view(&json!({"content": null})), UserMessageView::default());
+    assert_eq!(user_message_parts(&json!("plain")).text, "plain");
+    assert_eq!(
+        user_message_parts(&json!({"content": null})),
+        UserMessageParts::default()
+    );
 }
 
 #[test]

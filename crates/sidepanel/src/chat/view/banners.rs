@@ -3,13 +3,13 @@
 //! and the handle a click handler gets to show an approval's outcome.
 //!
 //! Text-only like the rest of the chat; the words come from
-//! [`crate::chat::labels`] and [`crate::edits`].
+//! [`crate::chat::labels`] and [`crate::edit_review`].
 
 use super::diff::diff_element;
 use super::tool_block::set_status;
-use crate::chat::labels::PreflightView;
+use crate::chat::labels::PreflightPrompt;
 use crate::dom::{self, el};
-use crate::edits::{self, ApprovalView};
+use crate::edit_review::{self, ApprovalPrompt};
 use protocol::payloads::ApprovalAction;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -17,17 +17,17 @@ use web_sys::Element;
 /// The banner of a waiting preflight: its message and requirement, and
 /// Retry / Skip buttons (`data-action` retry / cancel) that the chat's click
 /// listener reads.
-pub(super) fn preflight_banner(view: &PreflightView) -> Element {
+pub(super) fn preflight_banner(prompt: &PreflightPrompt) -> Element {
     el("div")
         .class("tool-preflight")
         .attr("role", "group")
         .attr("aria-label", "Waiting for the Typst tab")
-        .child(el("div").class("tool-preflight-msg").text(&view.message))
+        .child(el("div").class("tool-preflight-msg").text(&prompt.message))
         .child(
             el("div")
                 .class("tool-preflight-missing")
-                .flag("hidden", view.requirement.is_empty())
-                .text(&view.requirement),
+                .flag("hidden", prompt.requirement.is_empty())
+                .text(&prompt.requirement),
         )
         .child(
             el("div")
@@ -37,14 +37,14 @@ pub(super) fn preflight_banner(view: &PreflightView) -> Element {
                         .class("tool-preflight-btn tool-preflight-retry")
                         .attr("type", "button")
                         .attr("data-action", "retry")
-                        .text(view.retry_label),
+                        .text(prompt.retry_label),
                 )
                 .child(
                     el("button")
                         .class("tool-preflight-btn tool-preflight-skip")
                         .attr("type", "button")
                         .attr("data-action", "cancel")
-                        .text(view.skip_label),
+                        .text(prompt.skip_label),
                 ),
         )
         .build()
@@ -69,8 +69,8 @@ pub(crate) fn parse_action(value: &str) -> Option<ApprovalAction> {
 }
 
 /// The approval banner of a tool block.
-pub(crate) fn approval_banner(view: &ApprovalView) -> Element {
-    let class = if view.editor_review {
+pub(crate) fn approval_banner(prompt: &ApprovalPrompt) -> Element {
+    let class = if prompt.editor_review {
         "tool-preflight tool-approval tool-edit-approval"
     } else {
         "tool-preflight tool-approval"
@@ -80,21 +80,21 @@ pub(crate) fn approval_banner(view: &ApprovalView) -> Element {
         .attr("role", "group")
         .attr(
             "aria-label",
-            if view.editor_review {
+            if prompt.editor_review {
                 "Review the proposed edit"
             } else {
                 "Approve the tool call"
             },
         )
-        .child(el("div").class("tool-preflight-msg").text(&view.message))
-        .child(el("div").class("tool-preflight-missing").text(&view.destination));
-    if let Some(notice) = &view.notice {
+        .child(el("div").class("tool-preflight-msg").text(&prompt.message))
+        .child(el("div").class("tool-preflight-missing").text(&prompt.destination));
+    if let Some(notice) = &prompt.notice {
         banner = banner.child(el("div").class("tool-edit-preview-notice").text(notice));
     }
-    if let Some(preview) = &view.preview {
+    if let Some(preview) = &prompt.preview {
         banner = banner.child(diff_element(preview));
     }
-    let buttons = view.choices.iter().map(|choice| {
+    let buttons = prompt.choices.iter().map(|choice| {
         el("button")
             .class(if choice.primary {
                 "tool-preflight-btn tool-approval-btn tool-preflight-retry"
@@ -110,8 +110,8 @@ pub(crate) fn approval_banner(view: &ApprovalView) -> Element {
         .child(
             el("details")
                 .class("tool-approval-disclosure")
-                .child(el("summary").text(&view.arguments_summary))
-                .child(el("pre").class("tool-approval-arguments").text(&view.arguments)),
+                .child(el("summary").text(&prompt.arguments_summary))
+                .child(el("pre").class("tool-approval-arguments").text(&prompt.arguments)),
         )
         .child(el("div").class("tool-preflight-actions").children(buttons))
         .build()
@@ -145,14 +145,14 @@ impl ApprovalBanner {
     /// The worker took the choice: the banner goes, the pill says what now.
     pub(crate) fn submitted(&self, action: ApprovalAction) {
         self.banner.remove();
-        let status = edits::approval_submitted_status(self.editor_review, action);
+        let status = edit_review::approval_submitted_status(self.editor_review, action);
         set_status(&self.block, &status);
     }
 
     /// The call no longer waits: the buttons stay off, the banner says so.
     pub(crate) fn expired(&self) {
         if let Ok(Some(text)) = self.banner.query_selector(".tool-preflight-msg") {
-            text.set_text_content(Some(edits::APPROVAL_EXPIRED));
+            text.set_text_content(Some(edit_review::APPROVAL_EXPIRED));
         }
     }
 
@@ -160,7 +160,7 @@ impl ApprovalBanner {
     pub(crate) fn failed(&self, message: &str) {
         self.buttons(false);
         if let Ok(Some(text)) = self.banner.query_selector(".tool-preflight-msg") {
-            text.set_text_content(Some(&edits::approval_submit_error(message)));
+            text.set_text_content(Some(&edit_review::approval_submit_error(message)));
         }
     }
 }

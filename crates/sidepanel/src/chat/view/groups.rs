@@ -11,9 +11,9 @@ use serde_json::Value;
 use web_sys::Element;
 
 pub(super) fn user_group(message: &Value) -> Element {
-    let view = labels::user_message_view(message);
+    let parts = labels::user_message_parts(message);
     let body = el("div").class("msg-body");
-    let mut attachments: Vec<Element> = view
+    let mut attachments: Vec<Element> = parts
         .pills
         .iter()
         .map(|pill| {
@@ -30,13 +30,13 @@ pub(super) fn user_group(message: &Value) -> Element {
             node.build()
         })
         .collect();
-    if !view.previews.is_empty() {
-        let thumbs = view.previews.iter().map(|preview| match preview {
-            labels::PreviewView::Thumbnail { data_url, alt } => el("div")
+    if !parts.previews.is_empty() {
+        let thumbs = parts.previews.iter().map(|preview| match preview {
+            labels::SentPreview::Thumbnail { data_url, alt } => el("div")
                 .class("msg-user-thumb-wrap")
                 .child(el("img").class("msg-user-thumb").attr("alt", alt).attr("src", data_url))
                 .build(),
-            labels::PreviewView::Omitted { text, reason } => el("span")
+            labels::SentPreview::Omitted { text, reason } => el("span")
                 .class("msg-user-pill")
                 .attr("title", reason)
                 .text(text)
@@ -52,7 +52,7 @@ pub(super) fn user_group(message: &Value) -> Element {
     el("div")
         .class("msg-group msg-user")
         .child(el("div").class("msg-role").text("You"))
-        .child(body.child(el("div").class("msg-user-text").text(&view.text)))
+        .child(body.child(el("div").class("msg-user-text").text(&parts.text)))
         .build()
 }
 

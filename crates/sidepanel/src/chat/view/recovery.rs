@@ -5,7 +5,7 @@
 use super::recovery_control::fill_recovery_control;
 use super::{ChatView, Inner};
 use crate::dom::{self, el};
-use crate::edits::{self, RevertView};
+use crate::recovery::{self, RevertState};
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use serde_json::Value;
 use std::rc::Rc;
@@ -48,7 +48,7 @@ impl ChatView {
                 .insert(checkpoint.id.clone(), checkpoint.clone());
             for control in dom::query_all(&inner.messages, ".edit-revert-control") {
                 if control.get_attribute("data-checkpoint-id").as_deref() == Some(checkpoint.id.as_str()) {
-                    inner.fill_control(&control, Some(&edits::revert_view(checkpoint, false)), None);
+                    inner.fill_control(&control, Some(&recovery::revert_state(checkpoint, false)), None);
                 }
             }
         }
@@ -56,18 +56,20 @@ impl ChatView {
 
     /// A revert of `control`'s receipt is under way.
     pub(crate) fn set_revert_busy(&self, control: &Element) {
-        self.inner.borrow().fill_control(control, Some(&RevertView::Busy), None);
+        self.inner
+            .borrow()
+            .fill_control(control, Some(&RevertState::Busy), None);
     }
 
     /// Shows `control` again after a revert: its receipt's state, "Try
     /// revert again" after `error`, and `note` (an error or a save problem).
     pub(crate) fn finish_revert(&self, control: &Element, error: bool, note: Option<&str>) {
         let inner = self.inner.borrow();
-        let view = control
+        let revert = control
             .get_attribute("data-checkpoint-id")
             .and_then(|id| inner.recovery.checkpoints.get(&id))
-            .map(|checkpoint| edits::revert_view(checkpoint, error));
-        inner.fill_control(control, view.as_ref(), note);
+            .map(|checkpoint| recovery::revert_state(checkpoint, error));
+        inner.fill_control(control, revert.as_ref(), note);
     }
 }
 
@@ -81,24 +83,24 @@ impl Inner {
         }
         let control = el("div").class("edit-revert-control response-recovery-control").build();
         let _ = control.set_attribute("data-has-snapshot", if snapshot { "true" } else { "false" });
-        let view = checkpoint.as_ref().map(|c| edits::revert_view(c, false));
+        let revert = checkpoint.as_ref().map(|c| recovery::revert_state(c, false));
         if let Some(checkpoint) = checkpoint {
             let _ = control.set_attribute("data-checkpoint-id", &checkpoint.id);
             self.recovery.checkpoints.insert(checkpoint.id.clone(), checkpoint);
         }
-        self.fill_control(&control, view.as_ref(), None);
+        self.fill_control(&control, revert.as_ref(), None);
         // After the answer's body, not inside it: the body holds exactly what
         // the model produced.
         let _ = group.append_child(&control);
     }
 
-    /// Redraws a control with `view` for its receipt (none: Snapshot only).
-    fn fill_control(&self, control: &Element, view: Option<&RevertView>, note: Option<&str>) {
+    /// Redraws a control with `revert` for its receipt (none: Snapshot only).
+    fn fill_control(&self, control: &Element, revert: Option<&RevertState>, note: Option<&str>) {
         let checkpoint = control
             .get_attribute("data-checkpoint-id")
             .and_then(|id| self.recovery.checkpoints.get(&id));
         let snapshot = control.get_attribute("data-has-snapshot").as_deref() == Some("true");
-        fill_recovery_control(control, checkpoint.zip(view), snapshot, self.recovery.disabled, note);
+        fill_recovery_control(control, checkpoint.zip(revert), snapshot, self.recovery.disabled, note);
     }
 
     /// A newer complete answer takes the Snapshot button; controls left

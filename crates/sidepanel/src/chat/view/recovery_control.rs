@@ -1,9 +1,9 @@
 //! The elements of an answer's recovery control: the Revert part for its
 //! latest receipt, the Snapshot button and an alert note beneath. Built
-//! afresh on every change; the words come from [`crate::edits`].
+//! afresh on every change; the words come from [`crate::recovery`].
 
 use crate::dom::el;
-use crate::edits::RevertView;
+use crate::recovery::RevertState;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use web_sys::Element;
 
@@ -11,16 +11,16 @@ use web_sys::Element;
 /// the Snapshot button (if `snapshot`), and an alert `note` beneath.
 pub(super) fn fill_recovery_control(
     control: &Element,
-    checkpoint: Option<(&PublicEditCheckpoint, &RevertView)>,
+    checkpoint: Option<(&PublicEditCheckpoint, &RevertState)>,
     snapshot: bool,
     disabled: bool,
     note: Option<&str>,
 ) {
-    let state = checkpoint.map_or("available", |(_, view)| view.state());
+    let state = checkpoint.map_or("available", |(_, revert)| revert.name());
     control.set_class_name(&format!("edit-revert-control response-recovery-control is-{state}"));
     let _ = control.set_attribute("data-revert-state", state);
     let _ = control.set_attribute("data-has-snapshot", if snapshot { "true" } else { "false" });
-    let busy = checkpoint.is_some_and(|(_, view)| *view == RevertView::Busy);
+    let busy = checkpoint.is_some_and(|(_, revert)| *revert == RevertState::Busy);
     let _ = control.set_attribute("aria-busy", if busy { "true" } else { "false" });
     match checkpoint {
         Some((checkpoint, _)) => {
@@ -31,8 +31,8 @@ pub(super) fn fill_recovery_control(
         }
     }
     let actions = el("div").class("response-recovery-actions").build();
-    if let Some((_, view)) = checkpoint {
-        let _ = actions.append_child(&revert_part(view, disabled));
+    if let Some((_, revert)) = checkpoint {
+        let _ = actions.append_child(&revert_part(revert, disabled));
     }
     if snapshot {
         let _ = actions.append_child(&snapshot_button(disabled || busy));
@@ -45,9 +45,9 @@ pub(super) fn fill_recovery_control(
 
 /// The Revert part: a button while the receipt can be reverted (or is
 /// being), a status once it was or cannot be.
-fn revert_part(view: &RevertView, disabled: bool) -> Element {
-    match view {
-        RevertView::Button { title, .. } => el("button")
+fn revert_part(revert: &RevertState, disabled: bool) -> Element {
+    match revert {
+        RevertState::Button { title, .. } => el("button")
             .class("response-action-button edit-revert-button")
             .attr("type", "button")
             .attr("title", title)
@@ -59,9 +59,9 @@ fn revert_part(view: &RevertView, disabled: bool) -> Element {
                     .class("response-action-icon is-revert")
                     .attr("aria-hidden", "true"),
             )
-            .child(el("span").text(view.label()))
+            .child(el("span").text(revert.label()))
             .build(),
-        RevertView::Busy => el("button")
+        RevertState::Busy => el("button")
             .class("response-action-button edit-revert-button")
             .attr("type", "button")
             .attr("data-busy", "true")
@@ -71,9 +71,9 @@ fn revert_part(view: &RevertView, disabled: bool) -> Element {
                     .class("edit-revert-button-spinner")
                     .attr("aria-hidden", "true"),
             )
-            .child(el("span").text(view.label()))
+            .child(el("span").text(revert.label()))
             .build(),
-        RevertView::Reverted { title } => el("span")
+        RevertState::Reverted { title } => el("span")
             .class("edit-revert-status is-success")
             .attr("title", title)
             .child(
@@ -81,9 +81,9 @@ fn revert_part(view: &RevertView, disabled: bool) -> Element {
                     .class("response-action-icon is-success")
                     .attr("aria-hidden", "true"),
             )
-            .child(el("span").class("edit-revert-success").text(view.label()))
+            .child(el("span").class("edit-revert-success").text(revert.label()))
             .build(),
-        RevertView::Unavailable { reason } => el("span")
+        RevertState::Unavailable { reason } => el("span")
             .class("edit-revert-status is-unavailable")
             .attr("title", reason)
             .child(
@@ -91,7 +91,7 @@ fn revert_part(view: &RevertView, disabled: bool) -> Element {
                     .class("response-action-icon is-unavailable")
                     .attr("aria-hidden", "true"),
             )
-            .child(el("span").text(view.label()))
+            .child(el("span").text(revert.label()))
             .build(),
     }
 }

@@ -10,7 +10,7 @@ use super::{AssistantStream, Inner};
 use crate::chat::labels::{self, ToolStatus};
 use crate::chat::model::{Change, ResponseStatus};
 use crate::dom::{self, el};
-use crate::edits::{self, ApprovalView};
+use crate::edit_review::{self, ApprovalPrompt};
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo,
 };
@@ -90,10 +90,10 @@ impl AssistantStream {
             else {
                 return;
             };
-            let view = labels::preflight_view(&waiting.name, &waiting.missing, &waiting.hint);
-            set_status(&block, &view.status);
+            let prompt = labels::preflight_prompt(&waiting.name, &waiting.missing, &waiting.hint);
+            set_status(&block, &prompt.status);
             remove_banner(&block);
-            let banner = banners::preflight_banner(&view);
+            let banner = banners::preflight_banner(&prompt);
             let _ = block.append_child(&banner);
             inner
                 .preflight_actions
@@ -119,11 +119,14 @@ impl AssistantStream {
             else {
                 return;
             };
-            let view = ApprovalView::from_event(approval);
-            set_status(&block, &edits::approval_waiting_status());
+            let prompt = ApprovalPrompt::from_event(approval);
+            set_status(&block, &edit_review::approval_waiting_status());
             remove_banner(&block);
-            let banner = banners::approval_banner(&view);
-            let _ = banner.set_attribute("data-editor-review", if view.editor_review { "true" } else { "false" });
+            let banner = banners::approval_banner(&prompt);
+            let _ = banner.set_attribute(
+                "data-editor-review",
+                if prompt.editor_review { "true" } else { "false" },
+            );
             let _ = block.append_child(&banner);
             inner
                 .approval_actions
