@@ -12,6 +12,14 @@ use protocol::js;
 use protocol::limits;
 use serde_json::{Map, Value, json};
 
+/// Which Context-menu entry was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContextKind {
+    Selection,
+    Preview,
+    OpenedImage,
+}
+
 /// How a preview image was taken; a refresh repeats the same request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CaptureMode {

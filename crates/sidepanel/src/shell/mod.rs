@@ -17,8 +17,8 @@ mod settings_panel;
 mod thumbnail;
 mod toast;
 
-use crate::app::{BrowserTab, Chat, ComposerState, ContextKind, Controller, Ports, SettingsTab, Ui};
-use crate::attachments::Attachments;
+use crate::app::{BrowserTab, Chat, ComposerState, Controller, Ports, SettingsTab, Ui};
+use crate::attachments::{Attachments, ContextKind};
 use crate::chat::{AssistantStream, ChatView, ResponseStatus};
 use crate::dom::{self, by_id};
 use crate::sessions::SessionMeta;
@@ -97,6 +97,10 @@ impl Ports for WasmShell {
 
     fn new_id(&self) -> String {
         chrome::random_uuid()
+    }
+
+    fn now_ms(&self) -> f64 {
+        js_sys::Date::now()
     }
 
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {

@@ -1,5 +1,5 @@
-//! The controller's editor-write flows: the Edits permission, approval
-//! answers, a response's Revert and the document snapshots.
+//! The controller's document-recovery flows: a response's Revert and the
+//! document snapshots (list, preview, restore, delete).
 //!
 //! The shell owns the controls and dialogs; these flows do the requests,
 //! re-check the tab, project, chat and history they were opened for (a
@@ -8,14 +8,10 @@
 //! shell can update the control that started the flow.
 
 use super::{Controller, Shell};
-use crate::edit_review;
 use crate::recovery::{self, RecoveryScope, RevertOutcome};
-use crate::worker_client::WorkerError;
 use protocol::MessageType;
-use protocol::constants::EditorApprovalMode;
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
-use protocol::payloads::ApprovalAction;
 use serde_json::{Value, json};
 use std::rc::Rc;
 
@@ -26,75 +22,6 @@ pub(crate) const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of t
 pub(crate) const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
 
 impl<S: Shell + 'static> Controller<S> {
-    // ------------------------------------------------------------ Edits control
-
-    /// The Edits menu: saves the mode at once (only that field), shows it
-    /// while saving, and puts the previous mode back when the save fails.
-    pub(crate) async fn set_editor_approval_mode(self: &Rc<Self>, mode: EditorApprovalMode) {
-        let (previous, settings) = {
-            let mut state = self.state.borrow_mut();
-            let previous = state.settings.editor_approval_mode;
-            if previous == mode || state.editor_mode_saving || state.streaming || state.transitions.has_active_send() {
-                return;
-            }
-            state.editor_mode_saving = true;
-            state.settings.editor_approval_mode = mode;
-            (previous, state.settings.clone())
-        };
-        self.update_composer();
-        let answer = self
-            .request(
-                MessageType::SaveSettings,
-                json!({ "settings": settings.to_map(), "fields": ["editorApprovalMode"] }),
-            )
-            .await;
-        match answer {
-            Ok(saved) => {
-                let committed = saved.get("settings").filter(|s| s.is_object()).map(|value| {
-                    let mut state = self.state.borrow_mut();
-                    state.settings.editor_approval_mode =
-                        protocol::constants::EditorApprovalMode::normalize(value.get("editorApprovalMode"));
-                    state.settings.editor_approval_mode
-                });
-                self.shell.status(
-                    edit_review::permission_saved_status(committed.unwrap_or(mode)),
-                    false,
-                    Some(1_500),
-                );
-            }
-            Err(error) => {
-                self.state.borrow_mut().settings.editor_approval_mode = previous;
-                self.status(&format!("The Edits setting was not saved: {}", error.message), true);
-            }
-        }
-        self.state.borrow_mut().editor_mode_saving = false;
-        self.update_composer();
-    }
-
-    // ------------------------------------------------------------ approvals
-
-    /// An approval banner's button: `AI_TOOL_APPROVAL_RESOLVE` for exactly
-    /// this run and call. `Ok(false)`: the call no longer waits (it timed
-    /// out or the run ended), so the choice changed nothing.
-    pub(crate) async fn resolve_approval(
-        &self,
-        run_id: &str,
-        call_id: &str,
-        action: ApprovalAction,
-    ) -> Result<bool, WorkerError> {
-        let answer = self
-            .shell
-            .request(
-                MessageType::AiToolApprovalResolve,
-                json!({ "callId": call_id, "action": action }),
-                Some(run_id.to_owned()),
-            )
-            .await?;
-        Ok(answer.get("ok").and_then(Value::as_bool) == Some(true))
-    }
-
-    // ------------------------------------------------------------ scope
-
     /// The scope a Revert or Snapshot action acts on, when one is allowed now.
     pub(crate) fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
         let state = self.state.borrow();
@@ -123,12 +50,6 @@ impl<S: Shell + 'static> Controller<S> {
         self.recovery_scope().is_ok_and(|now| now == *scope)
     }
 
-    fn now(&self) -> f64 {
-        js_now()
-    }
-
-    // ------------------------------------------------------------ Revert
-
     /// The confirmed Revert of `checkpoint`: `EDIT_CHECKPOINT_REVERT`, then
     /// every reverted receipt (also the partial progress of a failure) is
     /// written into the chat, shown, and the chat saved.
@@ -152,7 +73,7 @@ impl<S: Shell + 'static> Controller<S> {
         let answer = self
             .request(MessageType::EditCheckpointRevert, Value::Object(payload))
             .await;
-        let now = self.now();
+        let now = self.shell.now_ms();
         match answer {
             Ok(data) => {
                 let mut fallback = checkpoint.clone();
@@ -198,8 +119,6 @@ impl<S: Shell + 'static> Controller<S> {
         }
         outcome
     }
-
-    // ------------------------------------------------------------ Snapshots
 
     /// `DOCUMENT_SNAPSHOT_LIST` for the open chat: the file and its snapshots.
     pub(crate) async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
@@ -291,7 +210,7 @@ impl<S: Shell + 'static> Controller<S> {
         if !self.scope_is_current(scope) {
             return Err("the Typst project or chat changed before it could be noted.".to_owned());
         }
-        let now = self.now();
+        let now = self.shell.now_ms();
         let mut valid = true;
         let messages = scope.history().update(|messages| {
             if let Some(last) = messages.last_mut() {
@@ -332,17 +251,4 @@ impl<S: Shell + 'static> Controller<S> {
             }
         }
     }
-}
-
-/// Wall-clock milliseconds (only used to date receipts without a time).
-#[cfg(target_arch = "wasm32")]
-fn js_now() -> f64 {
-    js_sys::Date::now()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn js_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1_000.0)
 }
