@@ -2,7 +2,7 @@
 //! project a tab opened, and that project's chats.
 
 use super::{Controller, Shell};
-use crate::tab_gate::{self, NO_PROJECT_TEXT};
+use crate::tab_gate::{self, Notice};
 use crate::worker_client::WorkerError;
 use std::rc::Rc;
 
@@ -57,14 +57,21 @@ impl<S: Shell + 'static> Controller<S> {
                 Some(None) => {
                     let attachments = self.state.borrow().attachments.clone();
                     self.shell.show_attachments(&attachments);
-                    self.status(NO_PROJECT_TEXT, true);
+                    self.show_notice(gate.notice.as_ref());
                 }
-                None if gate.project_id.is_none() => self.status(NO_PROJECT_TEXT, true),
-                None => {}
+                None => self.show_notice(gate.notice.as_ref()),
             }
         }
         self.update_composer();
         Ok(())
+    }
+
+    /// What the gate asks of the user in the toast (on typst.app without a
+    /// project: to open one).
+    fn show_notice(&self, notice: Option<&Notice>) {
+        if let Some(notice) = notice {
+            self.status(&notice.text, notice.is_error);
+        }
     }
 
     pub(super) fn is_tab_sync_current(&self, epoch: Option<u64>) -> bool {
