@@ -54,7 +54,7 @@ fn a_reopened_panel_shows_the_running_run_and_reloads_the_chat_at_its_end() {
 fn a_run_that_ended_while_reconnecting_is_finished_at_once() {
     let calls = Rc::new(Cell::new(0));
     let counter = Rc::clone(&calls);
-    let rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
         MessageType::AiRunStatus => {
             counter.set(counter.get() + 1);
             if counter.get() == 1 {
@@ -65,8 +65,38 @@ fn a_run_that_ended_while_reconnecting_is_finished_at_once() {
         }
         other => default_worker()(other, payload),
     });
+    // Taken over, checked again, found gone: finished without waiting for a
+    // terminal event, and the chat reloaded.
+    assert_eq!(calls.get(), 2, "checked again after taking the run over");
+    assert!(
+        rig.shell()
+            .saw_status("The active run is continuing in the background…")
+    );
+    let types = rig.shell().types();
+    assert_eq!(
+        types[types.len() - 3..],
+        [
+            MessageType::AiRunStatus,
+            MessageType::AiRunStatus,
+            MessageType::SessionGet
+        ],
+        "the chat is reloaded at the run's end"
+    );
     assert!(!rig.streaming());
-    assert_eq!(rig.shell().last_status(), Some(("Run completed".to_owned(), false)));
+    assert!(!rig.shell().composer().stop_mode, "Stop is gone");
+    assert!(
+        rig.app.with_state(|s| s.run_ui.current().is_none()),
+        "the run is no longer the panel's"
+    );
+    assert_eq!(
+        rig.shell().statuses.borrow().last().cloned(),
+        Some(("Run completed".to_owned(), false, Some(2_000)))
+    );
+    // Its terminal event, arriving late, finds nothing to end.
+    let (sent, shown) = (rig.shell().sent.borrow().len(), rig.shell().statuses.borrow().len());
+    rig.event("AI_STREAM_DONE", Some("run-bg"), json!({}));
+    assert_eq!(rig.shell().sent.borrow().len(), sent);
+    assert_eq!(rig.shell().statuses.borrow().len(), shown);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Revert and snapshots: receipts written into the chat and saved, partial progress, stale scopes.
 
 use super::fakes::*;
+use crate::app::recovery::SCOPE_CHANGED;
 
 fn edited_answer(call: &str, checkpoint: &str) -> Value {
     json!({"role": "assistant", "content": "Done.", "responseStatus": "complete", "segments": [
@@ -127,7 +128,7 @@ fn a_revert_for_a_chat_that_is_no_longer_open_sends_nothing() {
         *out.borrow_mut() = Some(app.revert_checkpoint(scope, checkpoint("edit-1")).await);
     });
     let outcome = outcome.borrow_mut().take().expect("finished");
-    assert!(outcome.error.is_some());
+    assert_eq!(outcome.error.as_deref(), Some(SCOPE_CHANGED));
     assert_eq!(rig.shell().count(MessageType::EditCheckpointRevert), 0);
 }
 

@@ -36,15 +36,18 @@ fn general_save_sends_only_its_fields_and_updates_the_shortcut() {
 #[test]
 fn theme_changes_apply_at_once_and_are_saved() {
     let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
-        MessageType::SaveTheme => ok(json!({"ok": true})),
+        MessageType::SaveTheme => Answer::Hold,
         other => default_worker()(other, payload),
     });
     rig.run(|app| async move { app.save_theme("dark").await });
-    assert_eq!(*rig.shell().theme.borrow(), "dark");
+    assert_eq!(*rig.shell().theme.borrow(), "dark", "shown before the save answers");
     assert_eq!(
         rig.shell().last(MessageType::SaveTheme).map(|s| s.payload),
         Some(json!({"theme": "dark"}))
     );
+    rig.release(MessageType::SaveTheme, Ok(json!({"ok": true})));
+    assert_eq!(*rig.shell().theme.borrow(), "dark");
+    assert!(!rig.shell().last_status().is_some_and(|(_, error)| error));
 }
 
 #[test]

@@ -115,9 +115,21 @@ fn a_run_that_never_ends_is_finished_locally_after_the_wait() {
     rig.run(move |app| async move {
         app.switch_session(target).await;
     });
+    assert_eq!(
+        rig.shell().last(MessageType::AiStreamCancel).and_then(|s| s.run_id),
+        Some(run_id(1))
+    );
     assert!(!rig.streaming());
+    assert!(
+        rig.shell().log.borrow().contains(&"finalize:false".to_owned()),
+        "the bubble is ended here, as incomplete"
+    );
+    assert!(rig.app.with_state(|s| s.run_ui.current().is_none()));
     assert_eq!(*rig.shell().session_name.borrow(), "Second");
     // A late event of the old run is ignored.
+    let (sent, shown) = (rig.shell().sent.borrow().len(), rig.shell().statuses.borrow().len());
     rig.event("AI_STREAM_DONE", Some(&run_id(1)), json!({}));
     assert!(rig.history().is_empty());
+    assert_eq!(rig.shell().sent.borrow().len(), sent);
+    assert_eq!(rig.shell().statuses.borrow().len(), shown);
 }
