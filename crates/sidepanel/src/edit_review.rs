@@ -1,13 +1,13 @@
 //! What the panel shows around an editor write under review: the approval
 //! banner of a tool call (an editor review with its diff, or an external
-//! call), its status pills, the diff rows, and the Edits control that says
-//! whether writes wait for a review.
+//! call), the diff rows, and the Edits control that says whether writes
+//! wait for a review. The tool block's status pill words, approvals
+//! included, are in `chat::labels`.
 //!
 //! Plain decisions only, tested natively: the chat's DOM draws exactly what
 //! these functions return. Every input came from a worker or a model, so
 //! nothing here assumes a shape it did not check.
 
-use crate::chat::labels::{StatusKind, ToolStatus};
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::{DiffHunk, DiffPreview, DiffRowKind};
 use protocol::js::truncate_utf16;
@@ -132,21 +132,6 @@ impl ApprovalPrompt {
             choices,
             preview,
         }
-    }
-}
-
-/// The status pill while an approval waits.
-pub(crate) fn approval_waiting_status() -> ToolStatus {
-    ToolStatus::with(StatusKind::Waiting, "approval…")
-}
-
-/// The status pill once the worker accepted the user's choice.
-pub(crate) fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
-    match (action, editor_review) {
-        (ApprovalAction::Deny, true) => ToolStatus::with(StatusKind::Err, "rejected"),
-        (ApprovalAction::Deny, false) => ToolStatus::with(StatusKind::Err, "denied"),
-        (_, true) => ToolStatus::with(StatusKind::Pending, "applying…"),
-        (_, false) => ToolStatus::with(StatusKind::Pending, "running…"),
     }
 }
 
@@ -301,23 +286,6 @@ mod tests {
         );
         // An editor write without a diff is not a review either.
         assert!(!ApprovalPrompt::from_event(&approval("editor-write", false, false)).editor_review);
-    }
-
-    #[test]
-    fn submitted_choices_set_the_pill() {
-        assert_eq!(
-            approval_submitted_status(true, ApprovalAction::ApproveOnce).text,
-            "applying…"
-        );
-        assert_eq!(approval_submitted_status(true, ApprovalAction::Deny).text, "rejected");
-        assert_eq!(
-            approval_submitted_status(false, ApprovalAction::AllowRun).text,
-            "running…"
-        );
-        assert_eq!(
-            approval_submitted_status(false, ApprovalAction::Deny).kind,
-            StatusKind::Err
-        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Words and numbers the chat shows: tool block labels and details, result
-//! summaries in the status pill, preflight banner texts, reasoning sizes and
-//! user-message attachment pills.
+//! summaries and approval states in the status pill, preflight banner texts,
+//! reasoning sizes and user-message attachment pills.
 //!
 //! All of it derives from values a model, a page or storage produced, so
 //! every function here accepts any JSON shape and falls back to neutral
@@ -9,6 +9,7 @@
 
 use protocol::js::{collapse_whitespace, is_non_blank, js_string, truncate_utf16, utf16_len};
 use protocol::limits::DIAGNOSTICS_SETTLE_DELAY_MS;
+use protocol::payloads::ApprovalAction;
 use serde_json::{Map, Value};
 
 /// Shown for a reasoning block while it streams, and after.
@@ -384,6 +385,21 @@ fn stored_summary(name: &str, result: &Value) -> Option<Value> {
     }
     let summary = result.get("summary")?.as_str()?;
     serde_json::from_str::<Value>(summary).ok().filter(Value::is_object)
+}
+
+/// The status pill while an approval waits.
+pub(crate) fn approval_waiting_status() -> ToolStatus {
+    ToolStatus::with(StatusKind::Waiting, "approval…")
+}
+
+/// The status pill once the worker accepted the user's choice.
+pub(crate) fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
+    match (action, editor_review) {
+        (ApprovalAction::Deny, true) => ToolStatus::with(StatusKind::Err, "rejected"),
+        (ApprovalAction::Deny, false) => ToolStatus::with(StatusKind::Err, "denied"),
+        (_, true) => ToolStatus::with(StatusKind::Pending, "applying…"),
+        (_, false) => ToolStatus::with(StatusKind::Pending, "running…"),
+    }
 }
 
 /// The banner a waiting preflight shows inside its tool block.

@@ -86,7 +86,7 @@
 //! for the cost itself. The worker batches deltas every 32 ms, so the panel
 //! sees roughly one `AI_STREAM_BATCH` per batch window, not 2,000 messages.
 
-pub(crate) mod labels;
+mod labels;
 mod markdown;
 mod model;
 

@@ -290,3 +290,20 @@ fn only_inline_raster_thumbnails_are_loaded() {
     assert!(!is_thumbnail_data_url("data:image/png;base64,abc\"onerror=x"));
     assert!(!is_thumbnail_data_url("https://remote.example/a.png"));
 }
+
+#[test]
+fn submitted_choices_set_the_pill() {
+    assert_eq!(
+        approval_submitted_status(true, ApprovalAction::ApproveOnce).text,
+        "applying…"
+    );
+    assert_eq!(approval_submitted_status(true, ApprovalAction::Deny).text, "rejected");
+    assert_eq!(
+        approval_submitted_status(false, ApprovalAction::AllowRun).text,
+        "running…"
+    );
+    assert_eq!(
+        approval_submitted_status(false, ApprovalAction::Deny).kind,
+        StatusKind::Err
+    );
+}

@@ -7,7 +7,7 @@
 
 use super::diff::diff_element;
 use super::tool_block::set_status;
-use crate::chat::labels::PreflightPrompt;
+use crate::chat::labels::{self, PreflightPrompt};
 use crate::dom::{self, el};
 use crate::edit_review::{self, ApprovalPrompt};
 use protocol::payloads::ApprovalAction;
@@ -145,7 +145,7 @@ impl ApprovalBanner {
     /// The worker took the choice: the banner goes, the pill says what now.
     pub(crate) fn submitted(&self, action: ApprovalAction) {
         self.banner.remove();
-        let status = edit_review::approval_submitted_status(self.editor_review, action);
+        let status = labels::approval_submitted_status(self.editor_review, action);
         set_status(&self.block, &status);
     }
 

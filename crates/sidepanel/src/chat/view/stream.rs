@@ -10,7 +10,7 @@ use super::{AssistantStream, Inner};
 use crate::chat::labels::{self, ToolStatus};
 use crate::chat::model::{Change, ResponseStatus};
 use crate::dom::{self, el};
-use crate::edit_review::{self, ApprovalPrompt};
+use crate::edit_review::ApprovalPrompt;
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo,
 };
@@ -120,7 +120,7 @@ impl AssistantStream {
                 return;
             };
             let prompt = ApprovalPrompt::from_event(approval);
-            set_status(&block, &edit_review::approval_waiting_status());
+            set_status(&block, &labels::approval_waiting_status());
             remove_banner(&block);
             let banner = banners::approval_banner(&prompt);
             let _ = banner.set_attribute(
