@@ -93,6 +93,16 @@ pub(crate) fn query_all(root: &Element, selector: &str) -> Vec<Element> {
         .collect()
 }
 
+/// The elements of the panel's document matching `selector`.
+pub(crate) fn query_document(selector: &str) -> Vec<Element> {
+    let Some(nodes) = document().and_then(|d| d.query_selector_all(selector).ok()) else {
+        return Vec::new();
+    };
+    (0..nodes.length())
+        .filter_map(|index| nodes.item(index)?.dyn_into::<Element>().ok())
+        .collect()
+}
+
 /// Shows or hides an element with the `hidden` attribute.
 pub(crate) fn set_hidden(element: &Element, hidden: bool) {
     let _ = if hidden {

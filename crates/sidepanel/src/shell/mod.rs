@@ -9,6 +9,7 @@
 
 mod chrome;
 mod composer;
+mod edit_mode;
 mod header;
 mod icons;
 mod layout;
@@ -28,6 +29,7 @@ use crate::worker_client::WorkerError;
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
 use protocol::MessageType;
+use protocol::constants::EditorApprovalMode;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult,
@@ -174,7 +176,7 @@ impl Ui for WasmShell {
 
     fn show_composer(&self, state: ComposerState) {
         composer::show(state);
-        recovery::show_editor_mode(state.editor_mode, state.editor_mode_disabled);
+        edit_mode::show_editor_mode(state.editor_mode, state.editor_mode_disabled);
         self.chat.set_recovery_disabled(state.recovery_disabled);
         if state.recovery_disabled {
             recovery::close_menu(false);
@@ -568,6 +570,36 @@ fn wire_composer() {
     });
 }
 
+/// The Edits control: the button toggles its menu, a choice saves the
+/// mode, a click elsewhere closes the menu.
+fn wire_edit_mode() {
+    dom::on_id("editor-permission-btn", "click", |event| {
+        event.stop_propagation();
+        edit_mode::set_menu_open(!edit_mode::is_menu_open());
+    });
+    dom::on_id("editor-permission-menu", "click", |event| {
+        let mode = match dom::closest_with(&event, "data-editor-approval-mode")
+            .map(|(_, m)| m)
+            .as_deref()
+        {
+            Some("auto") => EditorApprovalMode::Auto,
+            Some("ask") => EditorApprovalMode::Ask,
+            _ => return,
+        };
+        edit_mode::set_menu_open(false);
+        run(move |app| async move { app.set_editor_approval_mode(mode).await });
+    });
+    let Some(document) = dom::document() else { return };
+    dom::on(&document, "click", |event| {
+        let target: Option<web_sys::Node> = event.target().and_then(|t| t.dyn_into().ok());
+        let inside = by_id("editor-permission-wrap")
+            .is_some_and(|container| target.as_ref().is_some_and(|t| container.contains(Some(t))));
+        if !inside {
+            edit_mode::set_menu_open(false);
+        }
+    });
+}
+
 fn wire_document() {
     let Some(document) = dom::document() else {
         return;
@@ -663,6 +695,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_header();
     wire_settings();
     wire_composer();
+    wire_edit_mode();
     recovery::wire();
     wire_document();
     chrome::listen(|message| {

@@ -1,17 +1,15 @@
-//! DOM of the editor-write controls outside the message list: the Edits
-//! menu above the composer, the Revert confirmation, the Snapshot popover
-//! and the snapshot restore/delete dialog. The controller does the requests
+//! DOM of document recovery outside the message list: the Revert
+//! confirmation, the Snapshot popover and the snapshot restore/delete
+//! dialog. The controller does the requests
 //! and scope checks (`app/recovery.rs`); this module shows their outcome.
 //!
 //! Dialog state lives in thread-locals that no handler borrows across an
 //! await: a flow takes what it needs, awaits, then looks again.
 
-use super::{app, run};
+use super::{app, edit_mode, run};
 use crate::chat::diff_element;
 use crate::dom::{self, by_id, el};
-use crate::edit_review;
 use crate::recovery::{self, RecoveryScope, RestoreDialogContent};
-use protocol::constants::EditorApprovalMode;
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use std::cell::RefCell;
@@ -47,53 +45,6 @@ struct SnapshotUi {
 thread_local! {
     static REVERT: RefCell<Option<PendingRevert>> = const { RefCell::new(None) };
     static SNAPSHOTS: RefCell<SnapshotUi> = RefCell::new(SnapshotUi::default());
-}
-
-// ---------------------------------------------------------------- Edits control
-
-/// Mirrors the saved mode and whether it may change now.
-pub(crate) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
-    let labels = edit_review::permission_labels(mode);
-    if let Some(current) = by_id("editor-permission-current") {
-        current.set_text_content(Some(labels.short));
-    }
-    if let Some(button) = by_id("editor-permission-btn") {
-        let _ = button.set_attribute("data-mode", mode.as_str());
-        let _ = button.set_attribute("aria-label", labels.aria_label);
-        let _ = button.set_attribute("title", labels.title);
-        dom::set_disabled(&button, disabled);
-    }
-    for option in options("[data-editor-approval-mode]") {
-        let active = option.get_attribute("data-editor-approval-mode").as_deref() == Some(mode.as_str());
-        let _ = option.class_list().toggle_with_force("active", active);
-        let _ = option.set_attribute("aria-checked", if active { "true" } else { "false" });
-        dom::set_disabled(&option, disabled);
-    }
-    if disabled {
-        set_permission_menu_open(false);
-    }
-}
-
-fn options(selector: &str) -> Vec<Element> {
-    let Some(nodes) = dom::document().and_then(|d| d.query_selector_all(selector).ok()) else {
-        return Vec::new();
-    };
-    (0..nodes.length())
-        .filter_map(|index| nodes.item(index)?.dyn_into::<Element>().ok())
-        .collect()
-}
-
-fn set_permission_menu_open(open: bool) {
-    if let Some(menu) = by_id("editor-permission-menu") {
-        dom::set_hidden(&menu, !open);
-    }
-    if let Some(button) = by_id("editor-permission-btn") {
-        let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
-    }
-}
-
-fn is_permission_menu_open() -> bool {
-    by_id("editor-permission-menu").is_some_and(|m| !dom::is_hidden(&m))
 }
 
 // ---------------------------------------------------------------- Revert
@@ -384,7 +335,7 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
 
 fn set_busy(busy: bool) {
     SNAPSHOTS.with(|s| s.borrow_mut().busy = busy);
-    for button in options(".snapshot-item-action") {
+    for button in dom::query_document(".snapshot-item-action") {
         dom::set_disabled(&button, busy);
     }
 }
@@ -592,25 +543,8 @@ fn on_backdrop(event: &web_sys::Event) -> bool {
     event.target().zip(event.current_target()).is_some_and(|(t, c)| t == c)
 }
 
-/// Listeners of the Edits menu, the Revert dialog and the snapshot UI.
+/// Listeners of the Revert dialog and the snapshot UI.
 pub(crate) fn wire() {
-    dom::on_id("editor-permission-btn", "click", |event| {
-        event.stop_propagation();
-        set_permission_menu_open(!is_permission_menu_open());
-    });
-    dom::on_id("editor-permission-menu", "click", |event| {
-        let mode = match dom::closest_with(&event, "data-editor-approval-mode")
-            .map(|(_, m)| m)
-            .as_deref()
-        {
-            Some("auto") => EditorApprovalMode::Auto,
-            Some("ask") => EditorApprovalMode::Ask,
-            _ => return,
-        };
-        set_permission_menu_open(false);
-        run(move |app| async move { app.set_editor_approval_mode(mode).await });
-    });
-
     dom::on_id("revert-dialog-close", "click", |_| {
         close_revert(true);
     });
@@ -655,16 +589,13 @@ pub(crate) fn wire() {
         let inside = |element: Option<Element>| {
             element.is_some_and(|container| target.as_ref().is_some_and(|t| container.contains(Some(t))))
         };
-        if !inside(by_id("editor-permission-wrap")) {
-            set_permission_menu_open(false);
-        }
         let trigger = SNAPSHOTS.with(|s| s.borrow().trigger.clone());
         if is_menu_open() && !inside(by_id("snapshot-menu")) && !inside(trigger) {
             close_menu(false);
         }
     });
-    // Escape closes these before anything else (captured first, and the
-    // panel's other Escape handling does not see it).
+    // Escape closes these (and then the Edits menu) before anything else:
+    // captured first, and the panel's other Escape handling does not see it.
     let on_escape = Closure::<dyn FnMut(web_sys::Event)>::new(|event: web_sys::Event| {
         let Some(key) = event.dyn_ref::<KeyboardEvent>() else {
             return;
@@ -678,13 +609,7 @@ pub(crate) fn wire() {
                 close_menu(true);
                 true
             })
-            || (is_permission_menu_open() && {
-                set_permission_menu_open(false);
-                if let Some(button) = by_id("editor-permission-btn") {
-                    dom::focus(&button);
-                }
-                true
-            });
+            || edit_mode::close_menu_on_escape();
         if handled {
             event.prevent_default();
             event.stop_immediate_propagation();
