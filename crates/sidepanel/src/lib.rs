@@ -1,14 +1,24 @@
 //! The side panel of Typst Side Agent.
 //!
 //! Architecture invariant: what the panel does is decided by plain Rust,
-//! tested natively. [`app`] holds every flow (tab gating, chats, settings,
-//! attachments, the send pipeline, run events, Stop, reconnect) behind the
-//! [`app::Shell`] trait; the pure models it uses live beside it ([`view`],
-//! [`settings`], [`sessions`], [`attachments`], [`shortcut`], [`status`],
-//! [`transitions`], [`run_ui`], [`history`]). The wasm-only modules build DOM
-//! through web-sys, bind `chrome.*`, and implement the shell. The panel never
+//! tested natively. `app` holds every flow (tab gating, chats, settings,
+//! attachments, the send pipeline, run events, Stop, reconnect, document
+//! recovery) behind its `Shell` trait. The wasm-only modules build DOM
+//! through web-sys, bind `chrome.*` and implement the shell. The panel never
 //! trusts a worker answer it did not ask for: responses must echo the
 //! request's id, and run events must carry the active run's id.
+//!
+//! A feature lives in up to three layers under one name: the plain decisions
+//! at the crate root (`settings`, `sessions`, `attachments`, `recovery`,
+//! `edit_review`, `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`,
+//! `history`, `worker_client`), its flow in `app/` (`app/settings.rs`,
+//! `app/recovery.rs`, …) and its DOM in `shell/` or `chat/view/` (wasm
+//! only). "View" names only DOM code (`chat/view/`, `ChatView`,
+//! `ToastView`); a plain record is named for what it holds.
+//!
+//! Only these files touch wasm-bindgen, web-sys, js-sys or gloo: `wasm.rs`
+//! (the one export), `dom.rs` (the element builder), `shell/` and
+//! `chat/view/`.
 
 #![warn(missing_docs, unreachable_pub)]
 // Natively this crate is only its tests: nothing outside them reaches the

@@ -6,8 +6,9 @@
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
 //! HTML), [`model`] (segments, the streaming state machine, the saved display
-//! entry) and [`labels`] (every text a block shows). The wasm-only `view`
-//! mirrors those decisions into DOM nodes.
+//! entry) and [`labels`] (every text a block shows). The wasm-only `view/`
+//! mirrors those decisions into DOM nodes; its `html_sink.rs` is the panel's
+//! only HTML sink.
 //!
 //! # API for the rest of the panel (wasm only)
 //!

@@ -1,4 +1,5 @@
-//! Tests of `labels`.
+//! Tests of `chat::labels`: every text a block shows, from well-formed and
+//! odd JSON alike.
 
 use super::*;
 use serde_json::json;

@@ -1,4 +1,5 @@
-//! Tests of `markdown`.
+//! Tests of `chat::markdown`: rendering, and hostile inputs that must come
+//! out inert at every one of its three steps.
 
 use super::*;
 
