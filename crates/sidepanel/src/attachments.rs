@@ -12,11 +12,17 @@ use protocol::js;
 use protocol::limits;
 use serde_json::{Map, Value, json};
 
+/// Which Context-menu entry was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ContextKind {
+    Selection,
+    Preview,
+    OpenedImage,
+}
+
 /// How a preview image was taken; a refresh repeats the same request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CaptureMode {
-    /// The page picks (quick attach).
-    Auto,
+pub(crate) enum CaptureMode {
     /// The Typst render canvas ("Preview screenshot").
     Canvas,
     /// The image file open in the preview column ("Opened image file").
@@ -25,10 +31,9 @@ pub enum CaptureMode {
 
 impl CaptureMode {
     /// The `GET_PREVIEW` payload for this mode.
-    pub fn request(self, tab_id: Option<u64>) -> Value {
+    pub(crate) fn request(self, tab_id: Option<u64>) -> Value {
         let mut payload = Map::new();
         match self {
-            CaptureMode::Auto => {}
             CaptureMode::Canvas => {
                 payload.insert("preferTypstCanvas".to_owned(), json!(true));
             }
@@ -44,23 +49,23 @@ impl CaptureMode {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectionAttachment {
-    pub id: String,
-    pub text: String,
+pub(crate) struct SelectionAttachment {
+    pub(crate) id: String,
+    pub(crate) text: String,
     /// The file that was open when the text was selected.
-    pub active_file: Option<ActiveEditorFile>,
+    pub(crate) active_file: Option<ActiveEditorFile>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreviewAttachment {
-    pub id: String,
-    pub data_url: String,
-    pub capture_mode: CaptureMode,
+pub(crate) struct PreviewAttachment {
+    pub(crate) id: String,
+    pub(crate) data_url: String,
+    pub(crate) capture_mode: CaptureMode,
 }
 
 /// Why an image cannot be attached.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvalidPreview;
+pub(crate) struct InvalidPreview;
 
 impl std::fmt::Display for InvalidPreview {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -73,7 +78,7 @@ impl std::fmt::Display for InvalidPreview {
 }
 
 /// `data:image/(png|jpeg|webp);base64,…` within the preview bound.
-pub fn is_live_preview_data_url(value: &str) -> bool {
+pub(crate) fn is_live_preview_data_url(value: &str) -> bool {
     if js::utf16_len(value) > limits::MAX_PREVIEW_DATA_URL_CHARS as usize {
         return false;
     }
@@ -94,14 +99,14 @@ pub fn is_live_preview_data_url(value: &str) -> bool {
 
 /// The composer's attachments.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Attachments {
-    pub selections: Vec<SelectionAttachment>,
-    pub previews: Vec<PreviewAttachment>,
+pub(crate) struct Attachments {
+    pub(crate) selections: Vec<SelectionAttachment>,
+    pub(crate) previews: Vec<PreviewAttachment>,
 }
 
 impl Attachments {
     /// Adds a selection (trimmed, bounded); `None` when it is blank.
-    pub fn add_selection(
+    pub(crate) fn add_selection(
         &mut self,
         id: String,
         text: &str,
@@ -122,7 +127,12 @@ impl Attachments {
         self.selections.last()
     }
 
-    pub fn add_preview(&mut self, id: String, data_url: &str, capture_mode: CaptureMode) -> Result<(), InvalidPreview> {
+    pub(crate) fn add_preview(
+        &mut self,
+        id: String,
+        data_url: &str,
+        capture_mode: CaptureMode,
+    ) -> Result<(), InvalidPreview> {
         if !is_live_preview_data_url(data_url) {
             return Err(InvalidPreview);
         }
@@ -135,21 +145,21 @@ impl Attachments {
     }
 
     /// Removes the selection or preview with `id`.
-    pub fn remove(&mut self, id: &str) {
+    pub(crate) fn remove(&mut self, id: &str) {
         self.selections.retain(|s| s.id != id);
         self.previews.retain(|p| p.id != id);
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         *self = Attachments::default();
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.selections.is_empty() && self.previews.is_empty()
     }
 
     /// Replaces preview `id`'s image with a fresh capture.
-    pub fn refresh_preview(&mut self, id: &str, data_url: &str) -> Result<(), InvalidPreview> {
+    pub(crate) fn refresh_preview(&mut self, id: &str, data_url: &str) -> Result<(), InvalidPreview> {
         if !is_live_preview_data_url(data_url) {
             return Err(InvalidPreview);
         }
@@ -160,7 +170,7 @@ impl Attachments {
     }
 
     /// The `attachments` of `AI_STREAM_START`.
-    pub fn model_payload(&self) -> Map<String, Value> {
+    pub(crate) fn model_payload(&self) -> Map<String, Value> {
         let selections: Vec<Value> = self
             .selections
             .iter()
@@ -189,7 +199,7 @@ impl Attachments {
     }
 
     /// The data URLs to turn into stored thumbnails (at most two).
-    pub fn previews_to_keep(&self) -> Vec<String> {
+    pub(crate) fn previews_to_keep(&self) -> Vec<String> {
         self.previews
             .iter()
             .filter(|p| is_live_preview_data_url(&p.data_url))
@@ -201,7 +211,7 @@ impl Attachments {
     /// The `sentAttachments` stored with the user message, or `None` when
     /// nothing was attached. `thumbnails` are the results for
     /// [`Attachments::previews_to_keep`].
-    pub fn history_snapshot(&self, thumbnails: Vec<Value>) -> Option<Value> {
+    pub(crate) fn history_snapshot(&self, thumbnails: Vec<Value>) -> Option<Value> {
         let selections: Vec<Value> = self
             .selections
             .iter()
@@ -221,10 +231,10 @@ impl Attachments {
 }
 
 /// Characters of selection text a chip shows.
-pub const CHIP_PREVIEW_CHARS: usize = 42;
+pub(crate) const CHIP_PREVIEW_CHARS: usize = 42;
 
 /// `Selection N[ · file]: first words…` (`index` counts from 0).
-pub fn selection_chip_label(index: usize, selection: &SelectionAttachment) -> String {
+pub(crate) fn selection_chip_label(index: usize, selection: &SelectionAttachment) -> String {
     let collapsed = js::collapse_whitespace(&selection.text);
     let preview = js::truncate_utf16(&collapsed, CHIP_PREVIEW_CHARS);
     let file = selection
@@ -245,13 +255,13 @@ pub fn selection_chip_label(index: usize, selection: &SelectionAttachment) -> St
 }
 
 /// Stored thumbnails: the longest side and how a too-large one shrinks.
-pub const THUMBNAIL_MAX_SIDE: f64 = 256.0;
-pub const THUMBNAIL_ATTEMPTS: usize = 6;
-pub const THUMBNAIL_SHRINK: f64 = 0.7;
-pub const THUMBNAIL_QUALITIES: [f64; 3] = [0.8, 0.65, 0.5];
+pub(crate) const THUMBNAIL_MAX_SIDE: f64 = 256.0;
+pub(crate) const THUMBNAIL_ATTEMPTS: usize = 6;
+pub(crate) const THUMBNAIL_SHRINK: f64 = 0.7;
+pub(crate) const THUMBNAIL_QUALITIES: [f64; 3] = [0.8, 0.65, 0.5];
 
 /// The canvas sizes tried, in order, for an image of `width`×`height`.
-pub fn thumbnail_sizes(width: u32, height: u32) -> Vec<(u32, u32)> {
+pub(crate) fn thumbnail_sizes(width: u32, height: u32) -> Vec<(u32, u32)> {
     let (w, h) = (f64::from(width.max(1)), f64::from(height.max(1)));
     let scale = (THUMBNAIL_MAX_SIDE / w.max(h)).min(1.0);
     let mut size = ((w * scale).round().max(1.0), (h * scale).round().max(1.0));
@@ -268,12 +278,12 @@ pub fn thumbnail_sizes(width: u32, height: u32) -> Vec<(u32, u32)> {
 }
 
 /// A stored thumbnail.
-pub fn thumbnail_record(data_url: &str, width: u32, height: u32) -> Value {
+pub(crate) fn thumbnail_record(data_url: &str, width: u32, height: u32) -> Value {
     json!({ "dataUrl": data_url, "width": width, "height": height, "mimeType": "image/webp", "thumbnail": true })
 }
 
 /// A preview the stored chat could not keep, with the reason.
-pub fn omitted_thumbnail(reason: ThumbnailFailure) -> Value {
+pub(crate) fn omitted_thumbnail(reason: ThumbnailFailure) -> Value {
     let reason = match reason {
         ThumbnailFailure::Format => "The preview was not stored with the chat: its image format is not supported.",
         ThumbnailFailure::TooLarge => {
@@ -285,14 +295,14 @@ pub fn omitted_thumbnail(reason: ThumbnailFailure) -> Value {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ThumbnailFailure {
+pub(crate) enum ThumbnailFailure {
     Format,
     TooLarge,
     Decode,
 }
 
 /// Whether a thumbnail data URL fits the stored-preview bound.
-pub fn thumbnail_fits(data_url: &str) -> bool {
+pub(crate) fn thumbnail_fits(data_url: &str) -> bool {
     js::utf16_len(data_url) <= limits::MAX_PERSISTED_PREVIEW_CHARS as usize
 }
 
@@ -330,7 +340,7 @@ mod tests {
             .add_preview("p1".to_owned(), PNG, CaptureMode::Canvas)
             .expect("png");
         assert_eq!(
-            attachments.add_preview("p2".to_owned(), "data:text/html,x", CaptureMode::Auto),
+            attachments.add_preview("p2".to_owned(), "data:text/html,x", CaptureMode::Canvas),
             Err(InvalidPreview)
         );
         assert_eq!(
@@ -367,7 +377,7 @@ mod tests {
         assert_eq!(attachments.selections[0].active_file, None);
         for id in ["a", "b", "c"] {
             attachments
-                .add_preview(id.to_owned(), PNG, CaptureMode::Auto)
+                .add_preview(id.to_owned(), PNG, CaptureMode::Canvas)
                 .expect("png");
         }
         assert_eq!(attachments.previews_to_keep().len(), 2);
@@ -384,7 +394,6 @@ mod tests {
             json!({"preferTypstCanvas": true, "tabId": 9})
         );
         assert_eq!(CaptureMode::Asset.request(None), json!({"preferAssetImage": true}));
-        assert_eq!(CaptureMode::Auto.request(Some(1)), json!({"tabId": 1}));
     }
 
     #[test]

@@ -12,37 +12,33 @@ use std::rc::Rc;
 
 /// Display messages (`{role:'user'|'assistant', …}`) of one open chat.
 #[derive(Clone, Default)]
-pub struct History(Rc<RefCell<Vec<Value>>>);
+pub(crate) struct History(Rc<RefCell<Vec<Value>>>);
 
 impl History {
     /// A fresh history holding a copy of `messages`.
-    pub fn new(messages: Vec<Value>) -> History {
+    pub(crate) fn new(messages: Vec<Value>) -> History {
         History(Rc::new(RefCell::new(messages)))
     }
 
-    pub fn push(&self, message: Value) {
+    pub(crate) fn push(&self, message: Value) {
         self.0.borrow_mut().push(message);
     }
 
     /// A copy of the messages (for requests and rendering).
-    pub fn snapshot(&self) -> Vec<Value> {
+    pub(crate) fn snapshot(&self) -> Vec<Value> {
         self.0.borrow().clone()
     }
 
     /// Changes the messages in place (a revert's receipts, a restore's
     /// note) and returns a copy of the result to save.
-    pub fn update(&self, change: impl FnOnce(&mut Vec<Value>)) -> Vec<Value> {
+    pub(crate) fn update(&self, change: impl FnOnce(&mut Vec<Value>)) -> Vec<Value> {
         let mut messages = self.0.borrow_mut();
         change(&mut messages);
         messages.clone()
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.borrow().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.borrow().is_empty()
     }
 }
 

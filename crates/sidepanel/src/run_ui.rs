@@ -1,5 +1,9 @@
-//! The run the panel is showing: its immutable identity, which run events it
-//! accepts, and a signal when it ends.
+//! The run the panel is showing ([`PanelRun`]: what it was started for),
+//! which run events it accepts, and a signal when it ends.
+//!
+//! Not the worker's admission identity (`worker-core`'s `RunIdentity`): a
+//! `PanelRun` is the panel's own record of the run it shows, with the chat
+//! history its answer goes to.
 //!
 //! Worker broadcasts reach every open panel, so run events are accepted only
 //! when their `runId` is the active run's; anything else (another panel's run,
@@ -13,7 +17,7 @@ use protocol::MessageType;
 use std::rc::Rc;
 
 /// The run event types whose `runId` must match the active run.
-pub const RUN_EVENTS: [MessageType; 9] = [
+pub(crate) const RUN_EVENTS: [MessageType; 9] = [
     MessageType::AiStreamBatch,
     MessageType::AiStreamDone,
     MessageType::AiStreamCancelled,
@@ -25,55 +29,55 @@ pub const RUN_EVENTS: [MessageType; 9] = [
     MessageType::AiToolApprovalRequired,
 ];
 
-/// What a run was started for; fixed for its lifetime.
+/// The run the panel shows: what it was started for, fixed for its lifetime.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunIdentity {
-    pub run_id: String,
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
+pub(crate) struct PanelRun {
+    pub(crate) run_id: String,
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
     /// The history the answer is appended to (the chat it was sent from).
-    pub history: History,
+    pub(crate) history: History,
     /// Picked up after the panel reopened; its deltas are not shown.
-    pub reconnected: bool,
+    pub(crate) reconnected: bool,
 }
 
 /// Resolves when the run it belongs to completes.
-pub type Terminal = Shared<oneshot::Receiver<()>>;
+pub(crate) type EndSignal = Shared<oneshot::Receiver<()>>;
 
 struct Active {
-    run: Rc<RunIdentity>,
+    run: Rc<PanelRun>,
     done: oneshot::Sender<()>,
-    terminal: Terminal,
+    ended: EndSignal,
 }
 
 /// Why a run could not begin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RunAlreadyActive;
+pub(crate) struct RunAlreadyActive;
 
 /// The controller.
 #[derive(Default)]
-pub struct RunUi {
+pub(crate) struct RunUi {
     active: Option<Active>,
 }
 
 impl RunUi {
-    pub fn begin(&mut self, identity: RunIdentity) -> Result<Rc<RunIdentity>, RunAlreadyActive> {
+    pub(crate) fn begin(&mut self, run: PanelRun) -> Result<Rc<PanelRun>, RunAlreadyActive> {
         if self.active.is_some() {
             return Err(RunAlreadyActive);
         }
         let (done, receiver) = oneshot::channel();
-        let run = Rc::new(identity);
+        let run = Rc::new(run);
         self.active = Some(Active {
             run: Rc::clone(&run),
             done,
-            terminal: receiver.shared(),
+            ended: receiver.shared(),
         });
         Ok(run)
     }
 
     /// Whether a message of `message_type` with `run_id` is for this panel.
-    pub fn accepts(&self, message_type: MessageType, run_id: Option<&str>) -> bool {
+    pub(crate) fn accepts(&self, message_type: MessageType, run_id: Option<&str>) -> bool {
         if !RUN_EVENTS.contains(&message_type) {
             return true;
         }
@@ -83,8 +87,8 @@ impl RunUi {
         }
     }
 
-    /// Ends `run` if it is the active one; signals its terminal.
-    pub fn complete(&mut self, run: &Rc<RunIdentity>) -> bool {
+    /// Ends `run` if it is the active one; signals its end.
+    pub(crate) fn complete(&mut self, run: &Rc<PanelRun>) -> bool {
         match self.active.take() {
             Some(active) if Rc::ptr_eq(&active.run, run) => {
                 let _ = active.done.send(());
@@ -97,17 +101,17 @@ impl RunUi {
         }
     }
 
-    pub fn current(&self) -> Option<Rc<RunIdentity>> {
+    pub(crate) fn current(&self) -> Option<Rc<PanelRun>> {
         self.active.as_ref().map(|a| Rc::clone(&a.run))
     }
 
     /// A future that resolves when `run` completes (at once if it is not
     /// the active run any more).
-    pub fn terminal(&self, run: &Rc<RunIdentity>) -> Option<Terminal> {
+    pub(crate) fn ended(&self, run: &Rc<PanelRun>) -> Option<EndSignal> {
         self.active
             .as_ref()
             .filter(|a| Rc::ptr_eq(&a.run, run))
-            .map(|a| a.terminal.clone())
+            .map(|a| a.ended.clone())
     }
 }
 
@@ -116,8 +120,8 @@ mod tests {
     use super::*;
     use futures::executor::block_on;
 
-    fn identity(run_id: &str) -> RunIdentity {
-        RunIdentity {
+    fn panel_run(run_id: &str) -> PanelRun {
+        PanelRun {
             run_id: run_id.to_owned(),
             tab_id: 3,
             project_id: "p".to_owned(),
@@ -132,8 +136,8 @@ mod tests {
         let mut ui = RunUi::default();
         assert!(!ui.accepts(MessageType::AiStreamBatch, Some("run-a")), "no run yet");
         assert!(ui.accepts(MessageType::ActiveTabChanged, None), "not a run event");
-        let run = ui.begin(identity("run-a")).expect("begin");
-        assert_eq!(ui.begin(identity("run-b")).err(), Some(RunAlreadyActive));
+        let run = ui.begin(panel_run("run-a")).expect("begin");
+        assert_eq!(ui.begin(panel_run("run-b")).err(), Some(RunAlreadyActive));
         assert!(!ui.accepts(MessageType::AiStreamBatch, Some("run-b")));
         assert!(!ui.accepts(MessageType::AiStreamDone, None));
         assert!(ui.accepts(MessageType::AiStreamBatch, Some("run-a")));
@@ -147,15 +151,15 @@ mod tests {
     }
 
     #[test]
-    fn completes_only_the_exact_run_and_signals_its_terminal() {
+    fn completes_only_the_exact_run_and_signals_its_end() {
         let mut ui = RunUi::default();
-        let run = ui.begin(identity("run-a")).expect("begin");
-        let terminal = ui.terminal(&run).expect("terminal of the active run");
-        let lookalike = Rc::new(identity("run-a"));
+        let run = ui.begin(panel_run("run-a")).expect("begin");
+        let ended = ui.ended(&run).expect("end signal of the active run");
+        let lookalike = Rc::new(panel_run("run-a"));
         assert!(!ui.complete(&lookalike), "same id, other handle");
-        assert!(ui.terminal(&lookalike).is_none());
+        assert!(ui.ended(&lookalike).is_none());
         assert!(ui.complete(&run));
-        assert!(block_on(terminal).is_ok());
+        assert!(block_on(ended).is_ok());
         assert!(!ui.complete(&run));
         assert!(ui.current().is_none());
     }

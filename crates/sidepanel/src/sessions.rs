@@ -7,21 +7,21 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 
 /// Longest name the rename input accepts (UTF-16 units, like `maxLength`).
-pub const RENAME_MAX_CHARS: usize = 80;
+pub(crate) const RENAME_MAX_CHARS: usize = 80;
 /// Name of a chat nobody named yet.
-pub const NEW_CHAT_NAME: &str = "New chat";
+pub(crate) const NEW_CHAT_NAME: &str = "New chat";
 
 /// A chat's metadata (`SESSION_LIST` entries, or the head of a full session).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionMeta {
-    pub id: String,
-    pub project_id: String,
-    pub name: String,
-    pub user_renamed: bool,
+pub(crate) struct SessionMeta {
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) name: String,
+    pub(crate) user_renamed: bool,
 }
 
 impl SessionMeta {
-    pub fn from_value(value: &Value) -> Option<SessionMeta> {
+    pub(crate) fn from_value(value: &Value) -> Option<SessionMeta> {
         let map = value.as_object()?;
         let id = map.get("id")?.as_str().filter(|s| !s.is_empty())?.to_owned();
         let project_id = map.get("projectId")?.as_str()?.to_owned();
@@ -35,7 +35,7 @@ impl SessionMeta {
     }
 
     /// What the header shows.
-    pub fn display_name(&self) -> &str {
+    pub(crate) fn display_name(&self) -> &str {
         if self.name.is_empty() {
             NEW_CHAT_NAME
         } else {
@@ -45,7 +45,7 @@ impl SessionMeta {
 }
 
 /// A `SESSION_LIST` answer; entries that are not sessions are skipped.
-pub fn parse_list(value: &Value) -> Vec<SessionMeta> {
+pub(crate) fn parse_list(value: &Value) -> Vec<SessionMeta> {
     value
         .as_array()
         .map(|items| items.iter().filter_map(SessionMeta::from_value).collect())
@@ -54,13 +54,13 @@ pub fn parse_list(value: &Value) -> Vec<SessionMeta> {
 
 /// A full session (`SESSION_GET`, `SESSION_CREATE`): metadata and messages.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Session {
-    pub meta: SessionMeta,
-    pub messages: Vec<Value>,
+pub(crate) struct Session {
+    pub(crate) meta: SessionMeta,
+    pub(crate) messages: Vec<Value>,
 }
 
 impl Session {
-    pub fn from_value(value: &Value) -> Option<Session> {
+    pub(crate) fn from_value(value: &Value) -> Option<Session> {
         let meta = SessionMeta::from_value(value)?;
         let messages = value.get("messages")?.as_array()?.clone();
         Some(Session { meta, messages })
@@ -69,14 +69,14 @@ impl Session {
 
 /// The name a finished rename saves, or `None` to keep the old one (empty,
 /// unchanged, or cancelled input).
-pub fn rename_target(original: &str, input: &str) -> Option<String> {
+pub(crate) fn rename_target(original: &str, input: &str) -> Option<String> {
     let trimmed = js::js_trim(js::truncate_utf16(input, RENAME_MAX_CHARS));
     (!trimmed.is_empty() && trimmed != original).then(|| trimmed.to_owned())
 }
 
 /// After a delete: the chat to open, or `None` to create a new one. Only
 /// changes the open chat when it was the one deleted.
-pub fn after_delete<'a>(remaining: &'a [SessionMeta], current: Option<&str>, deleted: &str) -> AfterDelete<'a> {
+pub(crate) fn after_delete<'a>(remaining: &'a [SessionMeta], current: Option<&str>, deleted: &str) -> AfterDelete<'a> {
     match remaining.first() {
         None => AfterDelete::CreateNew,
         Some(newest) if current == Some(deleted) => AfterDelete::Switch(newest),
@@ -85,7 +85,7 @@ pub fn after_delete<'a>(remaining: &'a [SessionMeta], current: Option<&str>, del
 }
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum AfterDelete<'a> {
+pub(crate) enum AfterDelete<'a> {
     CreateNew,
     Switch(&'a SessionMeta),
     KeepCurrent,
@@ -93,7 +93,7 @@ pub enum AfterDelete<'a> {
 
 /// The messages an automatic title request sends: user and assistant turns
 /// with text, reduced to role and content.
-pub fn title_messages(history: &[Value]) -> Vec<Value> {
+pub(crate) fn title_messages(history: &[Value]) -> Vec<Value> {
     history
         .iter()
         .filter_map(|message| {
@@ -109,16 +109,16 @@ pub fn title_messages(history: &[Value]) -> Vec<Value> {
 
 /// Per-chat counter so only the newest naming request may rename a chat.
 #[derive(Debug, Default)]
-pub struct TitleGenerations(HashMap<String, u64>);
+pub(crate) struct TitleGenerations(HashMap<String, u64>);
 
 impl TitleGenerations {
-    pub fn next(&mut self, session_id: &str) -> u64 {
+    pub(crate) fn next(&mut self, session_id: &str) -> u64 {
         let counter = self.0.entry(session_id.to_owned()).or_insert(0);
         *counter += 1;
         *counter
     }
 
-    pub fn is_current(&self, session_id: &str, generation: u64) -> bool {
+    pub(crate) fn is_current(&self, session_id: &str, generation: u64) -> bool {
         self.0.get(session_id) == Some(&generation)
     }
 }

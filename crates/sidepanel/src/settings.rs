@@ -1,5 +1,6 @@
-//! The settings the panel edits: the General form, the model registry and
-//! the transforms behind each model mutation.
+//! The settings the panel edits: the General form, the model registry, the
+//! transforms behind each model mutation, and the theme (stored apart, with
+//! `LOAD_THEME` / `SAVE_THEME`).
 //!
 //! The worker owns and re-validates settings; the panel keeps a copy to show
 //! and to send with a run. Model records stay JSON objects so fields this
@@ -15,13 +16,13 @@ use protocol::payloads::{RegistryMutation, SettingsField};
 use serde_json::{Map, Value, json};
 
 /// Default history cap (`maxHistoryMessages`).
-pub const DEFAULT_HISTORY_CAP: u32 = 40;
+pub(crate) const DEFAULT_HISTORY_CAP: u32 = 40;
 /// Range of the history cap input.
-pub const MIN_HISTORY_CAP: u32 = 8;
-pub const MAX_HISTORY_CAP: u32 = 200;
+pub(crate) const MIN_HISTORY_CAP: u32 = 8;
+pub(crate) const MAX_HISTORY_CAP: u32 = 200;
 
 /// The reasoning-effort choices of the model form: (stored value, label).
-pub const REASONING_EFFORTS: [(&str, &str); 5] = [
+pub(crate) const REASONING_EFFORTS: [(&str, &str); 5] = [
     ("default", "Default"),
     ("minimal", "Minimal"),
     ("low", "Low"),
@@ -31,7 +32,7 @@ pub const REASONING_EFFORTS: [(&str, &str); 5] = [
 
 /// One configured model, as stored.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelRecord(Map<String, Value>);
+pub(crate) struct ModelRecord(Map<String, Value>);
 
 fn text(map: &Map<String, Value>, key: &str) -> String {
     match map.get(key) {
@@ -43,48 +44,48 @@ fn text(map: &Map<String, Value>, key: &str) -> String {
 impl ModelRecord {
     /// Records without a string id cannot be selected or edited and are
     /// ignored (the worker refuses to store them).
-    pub fn from_value(value: &Value) -> Option<ModelRecord> {
+    pub(crate) fn from_value(value: &Value) -> Option<ModelRecord> {
         let map = value.as_object()?;
         map.get("id").and_then(Value::as_str).filter(|id| !id.is_empty())?;
         Some(ModelRecord(map.clone()))
     }
 
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         text(&self.0, "id")
     }
 
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         text(&self.0, "name")
     }
 
-    pub fn model_id(&self) -> String {
+    pub(crate) fn model_id(&self) -> String {
         text(&self.0, "modelId")
     }
 
-    pub fn api_base_url(&self) -> String {
+    pub(crate) fn api_base_url(&self) -> String {
         text(&self.0, "apiBaseUrl")
     }
 
-    pub fn api_key(&self) -> String {
+    pub(crate) fn api_key(&self) -> String {
         text(&self.0, "apiKey")
     }
 
-    pub fn supports_vision(&self) -> bool {
+    pub(crate) fn supports_vision(&self) -> bool {
         js::is_truthy(self.0.get("supportsVision"))
     }
 
-    pub fn insecure_acknowledged(&self) -> bool {
+    pub(crate) fn insecure_acknowledged(&self) -> bool {
         js::is_truthy(self.0.get("insecureTransportAcknowledged"))
     }
 
     /// The stored effort, or `None` when it means the provider default.
-    pub fn reasoning_effort(&self) -> Option<String> {
+    pub(crate) fn reasoning_effort(&self) -> Option<String> {
         let value = self.0.get("reasoningEffort");
         (!is_reasoning_effort_default(value)).then(|| value.map(js::js_string).unwrap_or_default())
     }
 
     /// Name, else model id, else a generic word: what menus show.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         [self.name(), self.model_id()]
             .into_iter()
             .find(|s| !s.is_empty())
@@ -92,7 +93,7 @@ impl ModelRecord {
     }
 
     /// `host · modelId` for the registry row.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let url = self.api_base_url();
         let host = url::Url::parse(&url)
             .ok()
@@ -104,11 +105,11 @@ impl ModelRecord {
         format!("{host} · {}", self.model_id())
     }
 
-    pub fn as_map(&self) -> &Map<String, Value> {
+    pub(crate) fn as_map(&self) -> &Map<String, Value> {
         &self.0
     }
 
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         Value::Object(self.0.clone())
     }
 
@@ -124,14 +125,14 @@ impl ModelRecord {
 
 /// The panel's copy of the settings.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    pub system_prompt: String,
-    pub models: Vec<ModelRecord>,
-    pub active_model_id: Option<String>,
-    pub max_history_messages: u32,
-    pub auto_name_model_id: Option<String>,
-    pub editor_approval_mode: EditorApprovalMode,
-    pub send_message_shortcut: SendMessageShortcut,
+pub(crate) struct Settings {
+    pub(crate) system_prompt: String,
+    pub(crate) models: Vec<ModelRecord>,
+    pub(crate) active_model_id: Option<String>,
+    pub(crate) max_history_messages: u32,
+    pub(crate) auto_name_model_id: Option<String>,
+    pub(crate) editor_approval_mode: EditorApprovalMode,
+    pub(crate) send_message_shortcut: SendMessageShortcut,
 }
 
 impl Default for Settings {
@@ -158,7 +159,7 @@ fn optional_id(value: Option<&Value>) -> Option<String> {
 impl Settings {
     /// Reads a `LOAD_SETTINGS` / `SAVE_SETTINGS` answer leniently: anything
     /// malformed takes its default instead of failing the whole panel.
-    pub fn from_value(value: &Value) -> Settings {
+    pub(crate) fn from_value(value: &Value) -> Settings {
         let Some(map) = value.as_object() else {
             return Settings::default();
         };
@@ -183,7 +184,7 @@ impl Settings {
         }
     }
 
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         json!({
             "systemPrompt": self.system_prompt,
             "models": self.models.iter().map(ModelRecord::to_value).collect::<Vec<_>>(),
@@ -195,19 +196,19 @@ impl Settings {
         })
     }
 
-    pub fn to_map(&self) -> Map<String, Value> {
+    pub(crate) fn to_map(&self) -> Map<String, Value> {
         match self.to_value() {
             Value::Object(map) => map,
             _ => Map::new(),
         }
     }
 
-    pub fn model(&self, id: &str) -> Option<&ModelRecord> {
+    pub(crate) fn model(&self, id: &str) -> Option<&ModelRecord> {
         self.models.iter().find(|m| m.id() == id)
     }
 
     /// The model a run uses: the selected one, else the first.
-    pub fn active_model(&self) -> Option<&ModelRecord> {
+    pub(crate) fn active_model(&self) -> Option<&ModelRecord> {
         self.active_model_id
             .as_deref()
             .and_then(|id| self.model(id))
@@ -215,7 +216,7 @@ impl Settings {
     }
 
     /// The naming model, if it still exists.
-    pub fn auto_name_model(&self) -> Option<&ModelRecord> {
+    pub(crate) fn auto_name_model(&self) -> Option<&ModelRecord> {
         self.auto_name_model_id.as_deref().and_then(|id| self.model(id))
     }
 
@@ -238,8 +239,16 @@ impl Settings {
     }
 }
 
+/// Only `'light'` switches the theme; everything else is the dark default.
+pub(crate) fn theme_name(answer: Option<&str>) -> &'static str {
+    match answer {
+        Some("light") => "light",
+        _ => "dark",
+    }
+}
+
 /// `Math.max(8, Math.min(200, Number(input) || 40))`, then whole messages.
-pub fn parse_history_cap(input: &str) -> u32 {
+pub(crate) fn parse_history_cap(input: &str) -> u32 {
     let trimmed = js::js_trim(input);
     let number = if trimmed.is_empty() {
         0.0
@@ -262,15 +271,15 @@ fn clamp_history_cap(number: f64) -> u32 {
 
 /// What the General tab's Save button read from the form.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GeneralForm {
-    pub system_prompt: String,
-    pub history_cap: String,
-    pub auto_name_model_id: String,
-    pub send_message_shortcut: String,
+pub(crate) struct GeneralForm {
+    pub(crate) system_prompt: String,
+    pub(crate) history_cap: String,
+    pub(crate) auto_name_model_id: String,
+    pub(crate) send_message_shortcut: String,
 }
 
 /// The fields a General save copies (the worker ignores the rest).
-pub const GENERAL_FIELDS: [SettingsField; 4] = [
+pub(crate) const GENERAL_FIELDS: [SettingsField; 4] = [
     SettingsField::SystemPrompt,
     SettingsField::MaxHistoryMessages,
     SettingsField::AutoNameModelId,
@@ -278,7 +287,7 @@ pub const GENERAL_FIELDS: [SettingsField; 4] = [
 ];
 
 /// The settings a General save proposes.
-pub fn apply_general(current: &Settings, form: &GeneralForm) -> Settings {
+pub(crate) fn apply_general(current: &Settings, form: &GeneralForm) -> Settings {
     let auto_name = Some(form.auto_name_model_id.clone()).filter(|id| !id.is_empty() && current.model(id).is_some());
     Settings {
         system_prompt: js::js_trim(&form.system_prompt).to_owned(),
@@ -291,21 +300,21 @@ pub fn apply_general(current: &Settings, form: &GeneralForm) -> Settings {
 
 /// What the model form holds when Save is pressed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelForm {
+pub(crate) struct ModelForm {
     /// Empty when adding.
-    pub id: String,
-    pub name: String,
-    pub api_base_url: String,
-    pub insecure_confirmed: bool,
-    pub api_key: String,
-    pub model_id: String,
-    pub supports_vision: bool,
-    pub reasoning_effort: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) api_base_url: String,
+    pub(crate) insecure_confirmed: bool,
+    pub(crate) api_key: String,
+    pub(crate) model_id: String,
+    pub(crate) supports_vision: bool,
+    pub(crate) reasoning_effort: String,
 }
 
 impl ModelForm {
     /// The form filled from a record (editing) or empty (adding).
-    pub fn for_record(record: Option<&ModelRecord>) -> ModelForm {
+    pub(crate) fn for_record(record: Option<&ModelRecord>) -> ModelForm {
         let Some(record) = record else {
             return ModelForm {
                 reasoning_effort: "default".to_owned(),
@@ -328,7 +337,7 @@ impl ModelForm {
 
 /// Why the model form was not saved.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelFormError {
+pub(crate) enum ModelFormError {
     /// Name, URL, key or model id is empty.
     MissingFields,
     /// The URL failed the endpoint policy.
@@ -346,7 +355,7 @@ impl std::fmt::Display for ModelFormError {
 
 /// Checks the form and builds the record to upsert. `new_id` names a new
 /// model; an edited one keeps its id and any fields the form does not show.
-pub fn model_record_from_form(
+pub(crate) fn model_record_from_form(
     settings: &Settings,
     form: &ModelForm,
     new_id: &str,
@@ -387,16 +396,15 @@ pub fn model_record_from_form(
 
 /// A change to the model registry, before it is applied.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ModelChange {
+pub(crate) enum ModelChange {
     Upsert(ModelRecord),
     Remove(String),
     Select(String),
-    Replace(Vec<ModelRecord>),
 }
 
 /// Why a model change cannot apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelChangeError {
+pub(crate) enum ModelChangeError {
     UnknownModel,
 }
 
@@ -411,7 +419,7 @@ impl std::fmt::Display for ModelChangeError {
 impl ModelChange {
     /// The settings after the change and the `modelMutation` that tells the
     /// worker what changed.
-    pub fn apply(&self, current: &Settings) -> Result<(Settings, RegistryMutation), ModelChangeError> {
+    pub(crate) fn apply(&self, current: &Settings) -> Result<(Settings, RegistryMutation), ModelChangeError> {
         let mut next = current.clone();
         let mutation = match self {
             ModelChange::Upsert(record) => {
@@ -436,13 +444,6 @@ impl ModelChange {
                 }
                 next.active_model_id = Some(id.clone());
                 RegistryMutation::Select { id: id.clone() }
-            }
-            ModelChange::Replace(records) => {
-                next.models = records.clone();
-                next.repair_references();
-                RegistryMutation::Replace {
-                    records: records.iter().map(ModelRecord::to_value).collect(),
-                }
             }
         };
         Ok((next, mutation))
@@ -663,10 +664,6 @@ mod tests {
             ModelChange::Select("zzz".to_owned()).apply(&next).err(),
             Some(ModelChangeError::UnknownModel)
         );
-        let (replaced, _) = ModelChange::Replace(vec![model("c")])
-            .apply(&selected)
-            .expect("replace");
-        assert_eq!(replaced.active_model_id.as_deref(), Some("c"));
     }
 
     #[test]
@@ -679,5 +676,12 @@ mod tests {
         assert_eq!(record.summary(), "api.example.com:8443 · gpt");
         let bare = ModelRecord::from_value(&json!({"id": "m"})).expect("m");
         assert_eq!(bare.label(), "Model");
+    }
+
+    #[test]
+    fn only_light_is_light() {
+        assert_eq!(theme_name(Some("light")), "light");
+        assert_eq!(theme_name(Some("Light")), "dark");
+        assert_eq!(theme_name(None), "dark");
     }
 }

@@ -10,17 +10,17 @@ use protocol::constants::SendMessageShortcut;
 
 /// The parts of a `keydown` event that decide whether it sends.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KeyChord {
-    pub key: String,
-    pub shift: bool,
-    pub ctrl: bool,
-    pub alt: bool,
-    pub meta: bool,
-    pub is_composing: bool,
+pub(crate) struct KeyChord {
+    pub(crate) key: String,
+    pub(crate) shift: bool,
+    pub(crate) ctrl: bool,
+    pub(crate) alt: bool,
+    pub(crate) meta: bool,
+    pub(crate) is_composing: bool,
 }
 
 /// Whether `chord` is the configured send chord.
-pub fn should_send(chord: &KeyChord, shortcut: SendMessageShortcut) -> bool {
+pub(crate) fn should_send(chord: &KeyChord, shortcut: SendMessageShortcut) -> bool {
     if chord.key != "Enter" || chord.is_composing || chord.alt || chord.meta {
         return false;
     }
@@ -33,7 +33,7 @@ pub fn should_send(chord: &KeyChord, shortcut: SendMessageShortcut) -> bool {
 
 /// The label shown in the composer hint, the send button's title and the
 /// settings select.
-pub const fn label(shortcut: SendMessageShortcut) -> &'static str {
+pub(crate) const fn label(shortcut: SendMessageShortcut) -> &'static str {
     match shortcut {
         SendMessageShortcut::Enter => "Enter",
         SendMessageShortcut::ShiftEnter => "Shift + Enter",
@@ -42,7 +42,7 @@ pub const fn label(shortcut: SendMessageShortcut) -> &'static str {
 }
 
 /// The send button's accessible name for a shortcut.
-pub fn send_button_label(shortcut: SendMessageShortcut) -> String {
+pub(crate) fn send_button_label(shortcut: SendMessageShortcut) -> String {
     format!("Send message ({})", label(shortcut))
 }
 

@@ -11,27 +11,27 @@ use crate::history::History;
 
 /// What a send was prepared for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SendIdentity {
-    pub project_id: Option<String>,
-    pub session_id: Option<String>,
-    pub history: History,
+pub(crate) struct SendIdentity {
+    pub(crate) project_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) history: History,
 }
 
 /// A handle on one send; only the active send's token is accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SendToken {
+pub(crate) struct SendToken {
     serial: u64,
     identity: SendIdentity,
 }
 
 impl SendToken {
-    pub fn identity(&self) -> &SendIdentity {
+    pub(crate) fn identity(&self) -> &SendIdentity {
         &self.identity
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SendPhase {
+pub(crate) enum SendPhase {
     Preparing,
     Reserved,
     Starting,
@@ -47,7 +47,7 @@ struct ActiveSend {
 
 /// The coordinator.
 #[derive(Debug, Default)]
-pub struct Transitions {
+pub(crate) struct Transitions {
     active: Option<ActiveSend>,
     next_serial: u64,
     tab_epoch: u64,
@@ -56,7 +56,7 @@ pub struct Transitions {
 
 impl Transitions {
     /// Starts a send, or `None` while another one is in progress.
-    pub fn begin_send(&mut self, identity: SendIdentity) -> Option<SendToken> {
+    pub(crate) fn begin_send(&mut self, identity: SendIdentity) -> Option<SendToken> {
         if self.active.is_some() {
             return None;
         }
@@ -82,16 +82,17 @@ impl Transitions {
 
     /// The token's send is active, not cancelled, and `now` is still the
     /// identity it captured.
-    pub fn is_send_current(&self, token: &SendToken, now: &SendIdentity) -> bool {
+    pub(crate) fn is_send_current(&self, token: &SendToken, now: &SendIdentity) -> bool {
         self.active_for(token).is_some_and(|a| a.phase != SendPhase::Cancelled) && token.identity == *now
     }
 
-    pub fn phase(&self, token: &SendToken) -> Option<SendPhase> {
+    #[cfg(test)]
+    pub(crate) fn phase(&self, token: &SendToken) -> Option<SendPhase> {
         self.active_for(token).map(|a| a.phase)
     }
 
     /// `Preparing → Reserved` once the worker reserved `run_id`.
-    pub fn mark_reserved(&mut self, token: &SendToken, run_id: &str) -> bool {
+    pub(crate) fn mark_reserved(&mut self, token: &SendToken, run_id: &str) -> bool {
         match self.active_for_mut(token) {
             Some(active) if active.phase == SendPhase::Preparing => {
                 active.phase = SendPhase::Reserved;
@@ -103,7 +104,7 @@ impl Transitions {
     }
 
     /// `Reserved → Starting`, just before `AI_STREAM_START`.
-    pub fn mark_starting(&mut self, token: &SendToken) -> bool {
+    pub(crate) fn mark_starting(&mut self, token: &SendToken) -> bool {
         match self.active_for_mut(token) {
             Some(active) if active.phase == SendPhase::Reserved => {
                 active.phase = SendPhase::Starting;
@@ -114,12 +115,12 @@ impl Transitions {
     }
 
     /// Whether the reserved run may still be started.
-    pub fn can_dispatch(&self, token: &SendToken) -> bool {
+    pub(crate) fn can_dispatch(&self, token: &SendToken) -> bool {
         self.active_for(token).is_some_and(|a| a.phase == SendPhase::Reserved)
     }
 
     /// Stop pressed for `run_id`: cancels the send that reserved it.
-    pub fn cancel_run(&mut self, run_id: &str) -> bool {
+    pub(crate) fn cancel_run(&mut self, run_id: &str) -> bool {
         match self.active.as_mut() {
             Some(active) if active.run_id.as_deref() == Some(run_id) => {
                 active.phase = SendPhase::Cancelled;
@@ -129,7 +130,7 @@ impl Transitions {
         }
     }
 
-    pub fn cancel_send(&mut self, token: &SendToken) -> bool {
+    pub(crate) fn cancel_send(&mut self, token: &SendToken) -> bool {
         match self.active_for_mut(token) {
             Some(active) => {
                 active.phase = SendPhase::Cancelled;
@@ -140,7 +141,7 @@ impl Transitions {
     }
 
     /// Ends the token's send (whatever its phase) so another may begin.
-    pub fn end_send(&mut self, token: &SendToken) -> bool {
+    pub(crate) fn end_send(&mut self, token: &SendToken) -> bool {
         if self.active_for(token).is_none() {
             return false;
         }
@@ -148,27 +149,27 @@ impl Transitions {
         true
     }
 
-    pub fn has_active_send(&self) -> bool {
+    pub(crate) fn has_active_send(&self) -> bool {
         self.active.is_some()
     }
 
     /// Starts a tab sync; earlier syncs become stale.
-    pub fn next_tab_sync(&mut self) -> u64 {
+    pub(crate) fn next_tab_sync(&mut self) -> u64 {
         self.tab_epoch += 1;
         self.tab_epoch
     }
 
-    pub fn is_tab_sync_current(&self, epoch: u64) -> bool {
+    pub(crate) fn is_tab_sync_current(&self, epoch: u64) -> bool {
         self.tab_epoch == epoch
     }
 
     /// Starts a session switch; earlier switches become stale.
-    pub fn next_session_switch(&mut self) -> u64 {
+    pub(crate) fn next_session_switch(&mut self) -> u64 {
         self.session_epoch += 1;
         self.session_epoch
     }
 
-    pub fn is_session_switch_current(&self, epoch: u64) -> bool {
+    pub(crate) fn is_session_switch_current(&self, epoch: u64) -> bool {
         self.session_epoch == epoch
     }
 }

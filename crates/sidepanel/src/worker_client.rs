@@ -4,12 +4,12 @@ use serde_json::{Value, json};
 
 /// Why a request to the worker produced no data.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerError {
-    pub code: String,
-    pub message: String,
+pub(crate) struct WorkerError {
+    pub(crate) code: String,
+    pub(crate) message: String,
     /// The error's `details`, when the worker sent any (a stopped revert
     /// reports the steps it completed there).
-    pub details: Option<Value>,
+    pub(crate) details: Option<Value>,
 }
 
 impl WorkerError {
@@ -28,12 +28,12 @@ impl std::fmt::Display for WorkerError {
     }
 }
 
-pub fn request(message_type: protocol::MessageType, request_id: &str, payload: Value) -> Value {
+pub(crate) fn request(message_type: protocol::MessageType, request_id: &str, payload: Value) -> Value {
     json!({ "type": message_type.as_str(), "requestId": request_id, "payload": payload })
 }
 
 /// A request envelope; run-scoped types carry the run's id beside the payload.
-pub fn run_request(
+pub(crate) fn run_request(
     message_type: protocol::MessageType,
     request_id: &str,
     run_id: Option<&str>,
@@ -48,7 +48,7 @@ pub fn run_request(
 
 /// The data of a successful answer to `request_id`; anything else is an error
 /// (a missing answer, another request's answer, a malformed envelope).
-pub fn unwrap_response(request_id: &str, response: &Value) -> Result<Value, WorkerError> {
+pub(crate) fn unwrap_response(request_id: &str, response: &Value) -> Result<Value, WorkerError> {
     if response.get("type").and_then(Value::as_str) != Some(protocol::MessageType::Response.as_str())
         || response.get("requestId").and_then(Value::as_str) != Some(request_id)
     {

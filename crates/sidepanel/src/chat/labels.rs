@@ -1,6 +1,6 @@
 //! Words and numbers the chat shows: tool block labels and details, result
-//! summaries in the status pill, preflight banner texts, reasoning sizes and
-//! user-message attachment pills.
+//! summaries and approval states in the status pill, preflight banner texts,
+//! reasoning sizes and user-message attachment pills.
 //!
 //! All of it derives from values a model, a page or storage produced, so
 //! every function here accepts any JSON shape and falls back to neutral
@@ -9,15 +9,16 @@
 
 use protocol::js::{collapse_whitespace, is_non_blank, js_string, truncate_utf16, utf16_len};
 use protocol::limits::DIAGNOSTICS_SETTLE_DELAY_MS;
+use protocol::payloads::ApprovalAction;
 use serde_json::{Map, Value};
 
 /// Shown for a reasoning block while it streams, and after.
-pub const REASONING_LIVE_TITLE: &str = "Thinking";
-pub const REASONING_DONE_TITLE: &str = "Thought";
+pub(crate) const REASONING_LIVE_TITLE: &str = "Thinking";
+pub(crate) const REASONING_DONE_TITLE: &str = "Thought";
 
 /// The colour and meaning of a tool block's status pill.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusKind {
+pub(crate) enum StatusKind {
     /// Still running.
     Pending,
     /// Finished with `ok: true`.
@@ -30,7 +31,7 @@ pub enum StatusKind {
 
 impl StatusKind {
     /// The CSS class of the pill.
-    pub const fn class(self) -> &'static str {
+    pub(crate) const fn class(self) -> &'static str {
         match self {
             StatusKind::Pending => "tool-status tool-status-pending",
             StatusKind::Ok => "tool-status tool-status-ok",
@@ -41,9 +42,9 @@ impl StatusKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolStatus {
-    pub kind: StatusKind,
-    pub text: String,
+pub(crate) struct ToolStatus {
+    pub(crate) kind: StatusKind,
+    pub(crate) text: String,
 }
 
 impl ToolStatus {
@@ -55,12 +56,12 @@ impl ToolStatus {
     }
 
     /// A pill of `kind` saying `text`.
-    pub fn with(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
+    pub(crate) fn with(kind: StatusKind, text: impl Into<String>) -> ToolStatus {
         ToolStatus::new(kind, text)
     }
 
     /// A call that has not answered yet.
-    pub fn running() -> ToolStatus {
+    pub(crate) fn running() -> ToolStatus {
         ToolStatus::new(StatusKind::Pending, "running…")
     }
 }
@@ -83,7 +84,7 @@ fn ellipsize(text: &str, max: usize) -> String {
 }
 
 /// The heading of a tool block.
-pub fn tool_label(name: &str, args: &Map<String, Value>) -> String {
+pub(crate) fn tool_label(name: &str, args: &Map<String, Value>) -> String {
     match name {
         "read_file_structure" => "Read file structure".to_owned(),
         "open_project_file" => match arg(args, "path").map(js_string).filter(|p| !p.is_empty()) {
@@ -120,7 +121,7 @@ pub fn tool_label(name: &str, args: &Map<String, Value>) -> String {
 
 /// The collapsible detail under a tool block before a result arrives: what
 /// the call will do, or its arguments.
-pub fn tool_detail(name: &str, args: &Map<String, Value>) -> String {
+pub(crate) fn tool_detail(name: &str, args: &Map<String, Value>) -> String {
     match name {
         "read_file_structure" => "Waits for the Files sidebar, then lists the names and folders it shows.".to_owned(),
         "open_project_file" => {
@@ -166,13 +167,13 @@ fn pretty(args: &Map<String, Value>) -> String {
 }
 
 /// How many diagnostics a result lists in the detail.
-pub const DIAGNOSTICS_LISTED: usize = 8;
+pub(crate) const DIAGNOSTICS_LISTED: usize = 8;
 
 /// A finished call: the pill and, for some tools, a new detail text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ResultSummary {
-    pub status: ToolStatus,
-    pub detail: Option<String>,
+pub(crate) struct ResultSummary {
+    pub(crate) status: ToolStatus,
+    pub(crate) detail: Option<String>,
 }
 
 fn count(result: &Value, key: &str) -> u64 {
@@ -180,7 +181,7 @@ fn count(result: &Value, key: &str) -> u64 {
 }
 
 /// The summary of an `AI_TOOL_RESULT` (or a stored result summary).
-pub fn result_summary(name: &str, result: &Value) -> ResultSummary {
+pub(crate) fn result_summary(name: &str, result: &Value) -> ResultSummary {
     if result.get("ok").and_then(Value::as_bool) != Some(true) {
         let error = result
             .get("error")
@@ -362,7 +363,7 @@ fn diagnostic_line(diagnostic: &Value) -> String {
 
 /// A stored call shown from history: its result summary if a result was
 /// kept, else "done" (the original's history view had no other state).
-pub fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
+pub(crate) fn history_summary(name: &str, result: Option<&Value>) -> ResultSummary {
     match result {
         Some(result) if result.is_object() => match stored_summary(name, result) {
             Some(expanded) => result_summary(name, &expanded),
@@ -386,15 +387,30 @@ fn stored_summary(name: &str, result: &Value) -> Option<Value> {
     serde_json::from_str::<Value>(summary).ok().filter(Value::is_object)
 }
 
+/// The status pill while an approval waits.
+pub(crate) fn approval_waiting_status() -> ToolStatus {
+    ToolStatus::with(StatusKind::Waiting, "approval…")
+}
+
+/// The status pill once the worker accepted the user's choice.
+pub(crate) fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
+    match (action, editor_review) {
+        (ApprovalAction::Deny, true) => ToolStatus::with(StatusKind::Err, "rejected"),
+        (ApprovalAction::Deny, false) => ToolStatus::with(StatusKind::Err, "denied"),
+        (_, true) => ToolStatus::with(StatusKind::Pending, "applying…"),
+        (_, false) => ToolStatus::with(StatusKind::Pending, "running…"),
+    }
+}
+
 /// The banner a waiting preflight shows inside its tool block.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreflightView {
-    pub status: ToolStatus,
-    pub message: String,
+pub(crate) struct PreflightPrompt {
+    pub(crate) status: ToolStatus,
+    pub(crate) message: String,
     /// `Missing: …` or `Required: …`; empty when nothing was named.
-    pub requirement: String,
-    pub retry_label: &'static str,
-    pub skip_label: &'static str,
+    pub(crate) requirement: String,
+    pub(crate) retry_label: &'static str,
+    pub(crate) skip_label: &'static str,
 }
 
 const OPEN_FILE_PREFIX: &str = "open file:";
@@ -408,7 +424,7 @@ fn strip_open_file(item: &str) -> Option<&str> {
 /// `AI_TOOL_PREFLIGHT_WAITING` as the banner shows it. A wait for a file
 /// ("open file: <path>") asks the user to return to it; anything else is a
 /// missing page capability.
-pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightView {
+pub(crate) fn preflight_prompt(name: &str, missing: &[String], hint: &str) -> PreflightPrompt {
     let file_return = missing.iter().any(|item| strip_open_file(item).is_some());
     let status = if file_return && name == "open_project_file" {
         "open file…"
@@ -430,7 +446,7 @@ pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightVi
             items.join(", ")
         )
     };
-    PreflightView {
+    PreflightPrompt {
         status: ToolStatus::new(StatusKind::Waiting, status),
         message: if hint.is_empty() {
             "Waiting for the Typst tab…".to_owned()
@@ -446,7 +462,7 @@ pub fn preflight_view(name: &str, missing: &[String], hint: &str) -> PreflightVi
 /// The size note of a reasoning block: "N chars", or "N.Nk chars" above
 /// 1,024 (one decimal, halves rounded up as JavaScript's `toFixed` does for
 /// these values).
-pub fn reasoning_meta(chars: usize) -> String {
+pub(crate) fn reasoning_meta(chars: usize) -> String {
     match chars {
         0 => String::new(),
         1..=1024 => format!("{chars} chars"),
@@ -459,22 +475,22 @@ pub fn reasoning_meta(chars: usize) -> String {
 
 /// A user message's attachment row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct UserMessageView {
-    pub text: String,
-    pub pills: Vec<Pill>,
-    pub previews: Vec<PreviewView>,
+pub(crate) struct UserMessageParts {
+    pub(crate) text: String,
+    pub(crate) pills: Vec<Pill>,
+    pub(crate) previews: Vec<SentPreview>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pill {
-    pub text: String,
+pub(crate) struct Pill {
+    pub(crate) text: String,
     /// Long pills (selections) may wrap.
-    pub long: bool,
-    pub title: Option<String>,
+    pub(crate) long: bool,
+    pub(crate) title: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PreviewView {
+pub(crate) enum SentPreview {
     /// A stored thumbnail: a base64 PNG, JPEG or WebP data URL.
     Thumbnail { data_url: String, alt: String },
     /// A preview whose image was not kept.
@@ -482,12 +498,12 @@ pub enum PreviewView {
 }
 
 /// How many characters of a selection its pill shows.
-pub const SELECTION_PILL_CHARS: usize = 96;
+pub(crate) const SELECTION_PILL_CHARS: usize = 96;
 
 /// True for data URLs the panel may load as a thumbnail. Stored history is
 /// written by the worker, but an imported file could carry anything; only
 /// inline images of the three formats the original stored are shown.
-pub fn is_thumbnail_data_url(value: &str) -> bool {
+pub(crate) fn is_thumbnail_data_url(value: &str) -> bool {
     let Some(rest) = value
         .strip_prefix("data:image/png;base64,")
         .or_else(|| value.strip_prefix("data:image/jpeg;base64,"))
@@ -504,7 +520,7 @@ pub fn is_thumbnail_data_url(value: &str) -> bool {
 
 /// The parts of a stored user message: text (always plain) and attachment
 /// pills.
-pub fn user_message_view(message: &Value) -> UserMessageView {
+pub(crate) fn user_message_parts(message: &Value) -> UserMessageParts {
     let text = match message {
         Value::String(text) => text.clone(),
         _ => message
@@ -513,9 +529,9 @@ pub fn user_message_view(message: &Value) -> UserMessageView {
             .unwrap_or_default()
             .to_owned(),
     };
-    let mut view = UserMessageView {
+    let mut view = UserMessageParts {
         text,
-        ..UserMessageView::default()
+        ..UserMessageParts::default()
     };
     let Some(sent) = message.get("sentAttachments").filter(|s| s.is_object()) else {
         return view;
@@ -571,7 +587,7 @@ pub fn user_message_view(message: &Value) -> UserMessageView {
         for (index, preview) in previews.iter().enumerate() {
             let data_url = preview.get("dataUrl").and_then(Value::as_str).unwrap_or_default();
             if is_thumbnail_data_url(data_url) {
-                view.previews.push(PreviewView::Thumbnail {
+                view.previews.push(SentPreview::Thumbnail {
                     data_url: data_url.to_owned(),
                     alt: format!("Attached image {}", index + 1),
                 });
@@ -581,7 +597,7 @@ pub fn user_message_view(message: &Value) -> UserMessageView {
                     .and_then(Value::as_str)
                     .filter(|r| !r.is_empty())
                     .unwrap_or("The image was not kept in the saved chat.");
-                view.previews.push(PreviewView::Omitted {
+                view.previews.push(SentPreview::Omitted {
                     text: format!("Preview {} not retained", index + 1),
                     reason: reason.to_owned(),
                 });
@@ -592,292 +608,4 @@ pub fn user_message_view(message: &Value) -> UserMessageView {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn args(value: Value) -> Map<String, Value> {
-        value.as_object().cloned().unwrap_or_default()
-    }
-
-    #[test]
-    fn tool_labels_name_each_tool() {
-        let none = Map::new();
-        assert_eq!(tool_label("read_file_structure", &none), "Read file structure");
-        assert_eq!(
-            tool_label("open_project_file", &args(json!({"path": "ch/intro.typ"}))),
-            "Open ch/intro.typ"
-        );
-        assert_eq!(tool_label("open_project_file", &none), "Open project file");
-        assert_eq!(tool_label("read_document", &none), "Read document");
-        assert_eq!(tool_label("read_diagnostics", &none), "Read diagnostics");
-        assert_eq!(
-            tool_label("read_typst_docs", &args(json!({"topic": "math"}))),
-            "Read Typst docs: math"
-        );
-        assert_eq!(tool_label("read_typst_docs", &none), "Read Typst docs");
-        assert_eq!(
-            tool_label("replace_lines", &args(json!({"start_line": 3, "end_line": 5.0}))),
-            "Replace lines 3–5"
-        );
-        let long = "a\nb".repeat(30);
-        let label = tool_label("search_replace", &args(json!({ "search": long })));
-        assert!(label.starts_with("Search & replace: \"a↵ba↵b"), "{label}");
-        assert!(label.ends_with("…\""), "{label}");
-        assert_eq!(
-            tool_label("patch_document", &args(json!({"edits": [{}]}))),
-            "Patch document (1 edit)"
-        );
-        assert_eq!(tool_label("patch_document", &none), "Patch document (0 edits)");
-        assert_eq!(
-            tool_label("mcp__github__search_issues", &none),
-            "MCP: github / search_issues"
-        );
-        assert_eq!(tool_label("my_custom_tool", &none), "my_custom_tool");
-    }
-
-    #[test]
-    fn tool_details_describe_reads_and_show_other_arguments() {
-        assert_eq!(
-            tool_detail("read_document", &args(json!({"max_chars": 5000}))),
-            "max_chars=5000"
-        );
-        assert_eq!(tool_detail("read_document", &Map::new()), "(default size)");
-        assert!(tool_detail("read_diagnostics", &Map::new()).contains("750 ms"));
-        assert!(tool_detail("open_project_file", &args(json!({"path": "a.typ"}))).contains("a.typ"));
-        assert_eq!(
-            tool_detail("search_replace", &args(json!({"search": "x", "replace": "y"}))),
-            "- x\n+ y"
-        );
-        assert_eq!(
-            tool_detail(
-                "patch_document",
-                &args(json!({"edits": [{"search": "a", "replace": "b"}, {"search": "c"}]}))
-            ),
-            "[1]\n- a\n+ b\n\n[2]\n- c\n+ "
-        );
-        assert_eq!(tool_detail("custom", &args(json!({"q": 1}))), "{\n  \"q\": 1\n}");
-    }
-
-    #[test]
-    fn read_document_results_show_size_and_truncation() {
-        let summary = result_summary(
-            "read_document",
-            &json!({"ok": true, "doc_chars": 1234, "truncated": true}),
-        );
-        assert_eq!(
-            summary.status,
-            ToolStatus::new(StatusKind::Ok, "1234 chars (truncated)")
-        );
-        let summary = result_summary("read_document", &json!({"ok": true}));
-        assert_eq!(summary.status.text, "? chars");
-    }
-
-    #[test]
-    fn diagnostics_results_count_by_kind_and_list_the_first_eight() {
-        let diagnostics: Vec<Value> = (1..=10)
-            .map(|i| json!({"severity": "error", "kind": "typst", "line": i, "column": 2, "message": format!("bad  thing\n{i}")}))
-            .collect();
-        let mut result = json!({"ok": true, "diagnostics": diagnostics, "error_count": 9, "warning_count": 0, "spelling_count": 1, "status_count": 0});
-        let summary = result_summary("read_diagnostics", &result);
-        assert_eq!(summary.status, ToolStatus::new(StatusKind::Ok, "9 err, 1 spell"));
-        let detail = summary.detail.expect("detail");
-        let lines: Vec<&str> = detail.lines().collect();
-        assert_eq!(lines.len(), 9);
-        assert_eq!(lines[0], "1. [ERROR] L1:2 bad thing 1");
-        assert_eq!(lines[8], "... and 2 more");
-
-        result["diagnostics"] = json!([
-            {"severity": "warning", "kind": "spelling", "line": 4, "message": "teh"},
-            {"severity": "info", "kind": "typst-status", "message": ""},
-            {"line": "x"}
-        ]);
-        let summary = result_summary("read_diagnostics", &result);
-        assert_eq!(
-            summary.detail.as_deref(),
-            Some("1. [SPELLING] L4 teh\n2. [STATUS] L? (no message)\n3. [INFO] L? (no message)")
-        );
-        result["error_count"] = json!(0);
-        result["spelling_count"] = json!(0);
-        assert_eq!(result_summary("read_diagnostics", &result).status.text, "3 diag");
-
-        let clean = result_summary("read_diagnostics", &json!({"ok": true, "diagnostics": []}));
-        assert_eq!(clean.status.text, "clean");
-        assert_eq!(clean.detail.as_deref(), Some("No diagnostics."));
-    }
-
-    #[test]
-    fn structure_and_open_file_results_are_summarised() {
-        let result = json!({"ok": true, "entries": [{"path": "a"}, {"path": "b"}], "complete": false});
-        assert_eq!(
-            result_summary("read_file_structure", &result).status.text,
-            "2 entries, partial"
-        );
-        let result = json!({"ok": true, "entries": [{"path": "a"}], "complete": true});
-        assert_eq!(result_summary("read_file_structure", &result).status.text, "1 entry");
-        // Stored history keeps only a JSON summary for this tool.
-        assert_eq!(
-            result_summary("read_file_structure", &json!({"ok": true, "summary": "{}"}))
-                .status
-                .text,
-            "done"
-        );
-        let opened = result_summary("open_project_file", &json!({"ok": true, "active_file": "ch/a.typ"}));
-        assert_eq!(opened.status.text, "opened");
-        assert!(opened.detail.expect("detail").contains("ch/a.typ"));
-    }
-
-    #[test]
-    fn failures_show_the_start_of_the_error() {
-        let long = "x".repeat(80);
-        let summary = result_summary("read_document", &json!({"ok": false, "error": long}));
-        assert_eq!(summary.status.kind, StatusKind::Err);
-        assert_eq!(summary.status.text.len(), 50);
-        assert_eq!(
-            result_summary("anything", &json!({})).status,
-            ToolStatus::new(StatusKind::Err, "failed")
-        );
-        assert_eq!(result_summary("custom", &json!({"ok": true})).status.text, "done");
-        assert_eq!(
-            result_summary("patch_document", &json!({"ok": true, "edits_applied": 3}))
-                .status
-                .text,
-            "3 applied"
-        );
-        assert_eq!(history_summary("read_document", None).status.text, "done");
-    }
-
-    #[test]
-    fn editor_write_results_show_applied_reviewed_and_no_change_states() {
-        let receipt = json!({"id": "edit-1", "status": "applied", "fileLabel": "main.typ", "createdAt": 1});
-        let reviewed = result_summary(
-            "replace_lines",
-            &json!({"ok": true, "edits_applied": 1, "reviewed_diff": true, "editCheckpoint": receipt}),
-        );
-        assert_eq!(reviewed.status.text, "applied · reviewed");
-        assert_eq!(reviewed.detail, None);
-        let auto = result_summary(
-            "insert_at_cursor",
-            &json!({"ok": true, "edits_applied": 1, "reviewed_diff": false, "warning": "Receipt not saved"}),
-        );
-        assert_eq!(auto.status.text, "applied");
-        assert_eq!(auto.detail.as_deref(), Some("Receipt not saved"));
-        let patch = result_summary(
-            "patch_document",
-            &json!({"ok": true, "edits_applied": 3, "reviewed_diff": true, "editCheckpoint": receipt}),
-        );
-        assert_eq!(patch.status.text, "3 edits applied · reviewed");
-        let none = result_summary("search_replace", &json!({"ok": true, "no_changes": true}));
-        assert_eq!(none.status.text, "no changes");
-        assert!(none.detail.is_some());
-        let stale = result_summary(
-            "replace_selection",
-            &json!({"ok": false, "code": "STALE_EDIT_PREVIEW", "error": "The document changed before the edit could be applied."}),
-        );
-        assert_eq!(stale.status.kind, StatusKind::Err);
-        assert_eq!(utf16_len(&stale.status.text), 50);
-        // As stored: results without a receipt are JSON summaries.
-        let stored_none = json!({"ok": true, "summary": "{\"ok\":true,\"no_changes\":true}"});
-        assert_eq!(
-            history_summary("search_replace", Some(&stored_none)).status.text,
-            "no changes"
-        );
-        let stored_failure = json!({"ok": false, "summary": "{\"ok\":false,\"error\":\"Stale\"}"});
-        assert_eq!(
-            history_summary("replace_lines", Some(&stored_failure)).status.text,
-            "Stale"
-        );
-        let cut = json!({"ok": true, "summary": "{\"ok\":true,\"no_chan…"});
-        assert_eq!(history_summary("replace_lines", Some(&cut)).status.text, "done");
-        let unrelated = json!({"ok": true, "summary": "{\"ok\":true,\"no_changes\":true}"});
-        assert_eq!(history_summary("mcp__x__y", Some(&unrelated)).status.text, "done");
-    }
-
-    #[test]
-    fn preflight_banners_distinguish_files_from_page_capabilities() {
-        let page = preflight_view(
-            "read_diagnostics",
-            &["editor".into(), "improvePanel".into()],
-            "Open the panel.",
-        );
-        assert_eq!(page.status, ToolStatus::new(StatusKind::Waiting, "needs page…"));
-        assert_eq!(page.requirement, "Missing: editor, improvePanel");
-        assert_eq!(page.retry_label, "Retry now");
-        assert_eq!(page.message, "Open the panel.");
-
-        let file = preflight_view("read_document", &["Open file: main.typ".into()], "");
-        assert_eq!(file.status.text, "return to file…");
-        assert_eq!(file.requirement, "Required: main.typ");
-        assert_eq!(file.retry_label, "Check again");
-        assert!(!file.message.is_empty());
-
-        let open = preflight_view("open_project_file", &["open file: ch/a.typ".into()], "hint");
-        assert_eq!(open.status.text, "open file…");
-        assert_eq!(preflight_view("x", &[], "h").requirement, "");
-    }
-
-    #[test]
-    fn reasoning_sizes_switch_to_thousands_above_1024() {
-        assert_eq!(reasoning_meta(0), "");
-        assert_eq!(reasoning_meta(7), "7 chars");
-        assert_eq!(reasoning_meta(1024), "1024 chars");
-        assert_eq!(reasoning_meta(1025), "1.0k chars");
-        assert_eq!(reasoning_meta(1280), "1.3k chars", "a half rounds up");
-        assert_eq!(reasoning_meta(10_342), "10.1k chars");
-    }
-
-    #[test]
-    fn user_messages_are_plain_text_with_attachment_pills() {
-        let long = "word ".repeat(40);
-        let message = json!({
-            "role": "user",
-            "content": "**not markdown** <b>",
-            "sentAttachments": {
-                "legacyDocument": true,
-                "legacyDiagnosticsCount": 3,
-                "selections": [{"text": long, "fileLabel": "main.typ"}, {"text": "  "}],
-                "previews": [
-                    {"dataUrl": "data:image/png;base64,iVBORw0KGgo=", "thumbnail": true},
-                    {"omitted": true, "reason": "Too large."},
-                    {"dataUrl": "javascript:alert(1)"}
-                ]
-            }
-        });
-        let view = user_message_view(&message);
-        assert_eq!(view.text, "**not markdown** <b>");
-        let pills: Vec<&str> = view.pills.iter().map(|p| p.text.as_str()).collect();
-        assert_eq!(pills[0], "Full document");
-        assert_eq!(pills[1], "Diagnostics (3)");
-        assert!(
-            pills[2].starts_with("Selection 1 · main.typ: word word"),
-            "{}",
-            pills[2]
-        );
-        assert!(pills[2].ends_with('…'));
-        assert_eq!(pills[3], "Selection 2");
-        assert_eq!(view.previews.len(), 3);
-        assert!(matches!(&view.previews[0], PreviewView::Thumbnail { alt, .. } if alt == "Attached image 1"));
-        assert_eq!(
-            view.previews[1],
-            PreviewView::Omitted {
-                text: "Preview 2 not retained".into(),
-                reason: "Too large.".into()
-            }
-        );
-        assert!(
-            matches!(&view.previews[2], PreviewView::Omitted { .. }),
-            "unsafe URLs are never loaded"
-        );
-        assert_eq!(user_message_view(&json!("plain")).text, "plain");
-        assert_eq!(user_message_view(&json!({"content": null})), UserMessageView::default());
-    }
-
-    #[test]
-    fn only_inline_raster_thumbnails_are_loaded() {
-        assert!(is_thumbnail_data_url("data:image/webp;base64,UklGRg=="));
-        assert!(!is_thumbnail_data_url("data:image/svg+xml;base64,PHN2Zz4="));
-        assert!(!is_thumbnail_data_url("data:image/png;base64,"));
-        assert!(!is_thumbnail_data_url("data:image/png;base64,abc\"onerror=x"));
-        assert!(!is_thumbnail_data_url("https://remote.example/a.png"));
-    }
-}
+mod tests;

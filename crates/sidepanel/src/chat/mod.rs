@@ -6,8 +6,9 @@
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
 //! HTML), [`model`] (segments, the streaming state machine, the saved display
-//! entry) and [`labels`] (every text a block shows). The wasm-only `view`
-//! mirrors those decisions into DOM nodes.
+//! entry) and [`labels`] (every text a block shows). The wasm-only `view/`
+//! mirrors those decisions into DOM nodes; its `html_sink.rs` is the panel's
+//! only HTML sink.
 //!
 //! # API for the rest of the panel (wasm only)
 //!
@@ -31,7 +32,7 @@
 //!     // banner.failed(message) (the buttons come back).
 //! });
 //!
-//! // editor writes (crate::edits decides the words):
+//! // editor writes (crate::edit_review and crate::recovery decide the words):
 //! chat.set_recovery_handlers(|control, checkpoint| { /* Revert clicked */ },
 //!                            |button| { /* Snapshot clicked */ });
 //! chat.set_recovery_disabled(streaming || off_project);
@@ -46,7 +47,6 @@
 //! // toolCalls?, reasoning?}. None means nothing arrived: the bubble was
 //! // removed (an error before any output shows no empty answer).
 //!
-//! chat.clear();                                 // empty chat (shows the empty state)
 //! chat.scroll_to_bottom();
 //! ```
 //!
@@ -87,17 +87,14 @@
 //! for the cost itself. The worker batches deltas every 32 ms, so the panel
 //! sees roughly one `AI_STREAM_BATCH` per batch window, not 2,000 messages.
 
-pub mod labels;
-pub mod markdown;
-pub mod model;
+mod labels;
+mod markdown;
+mod model;
 
-#[cfg(target_arch = "wasm32")]
-mod edit_view;
 #[cfg(target_arch = "wasm32")]
 mod view;
 
 #[cfg(target_arch = "wasm32")]
-pub use edit_view::{ApprovalBanner, diff_element};
-pub use model::ResponseStatus;
+pub(crate) use model::ResponseStatus;
 #[cfg(target_arch = "wasm32")]
-pub use view::{AssistantStream, ChatView};
+pub(crate) use view::{AssistantStream, ChatView, diff_element};

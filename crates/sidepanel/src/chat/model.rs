@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 
 /// How an answer ended, as saved in `responseStatus`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseStatus {
+pub(crate) enum ResponseStatus {
     /// The run finished (`AI_STREAM_DONE`).
     Complete,
     /// Stopped, failed or cut off: the partial output is kept.
@@ -22,7 +22,7 @@ pub enum ResponseStatus {
 }
 
 impl ResponseStatus {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ResponseStatus::Complete => "complete",
             ResponseStatus::Incomplete => "incomplete",
@@ -32,7 +32,7 @@ impl ResponseStatus {
 
 /// One piece of an assistant answer, in the order it arrived.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Segment {
+pub(crate) enum Segment {
     Text(String),
     Reasoning(String),
     Tools {
@@ -45,7 +45,7 @@ pub enum Segment {
 impl Segment {
     /// The stored form: `{type:'text'|'reasoning', content}` or
     /// `{type:'tools', calls, results}`.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         match self {
             Segment::Text(content) => json!({ "type": "text", "content": content }),
             Segment::Reasoning(content) => json!({ "type": "reasoning", "content": content }),
@@ -66,7 +66,7 @@ fn call_value(call: &ToolCallInfo) -> Value {
 /// streaming carry `segments`; older or imported records are flat and are
 /// shown as reasoning, then tools, then text. Malformed parts are skipped,
 /// never fatal: history comes from storage and imports.
-pub fn assistant_segments(message: &Value) -> Vec<Segment> {
+pub(crate) fn assistant_segments(message: &Value) -> Vec<Segment> {
     if let Some(stored) = message
         .get("segments")
         .and_then(Value::as_array)
@@ -115,7 +115,7 @@ fn stored_segment(segment: &Value) -> Option<Segment> {
 /// Tool calls in the panel's shape `{id, name, args}` from either that shape
 /// or the provider's `{id, function:{name, arguments}}` with JSON-string
 /// arguments (imports). Unparsable arguments show as no arguments.
-pub fn normalize_tool_calls(value: Option<&Value>) -> Vec<ToolCallInfo> {
+pub(crate) fn normalize_tool_calls(value: Option<&Value>) -> Vec<ToolCallInfo> {
     let Some(calls) = value.and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -158,7 +158,7 @@ fn parse_arguments(raw: Option<&Value>) -> Map<String, Value> {
 
 /// Index of the newest assistant answer that completed; older or partial
 /// answers do not count (the recovery controls attach to it).
-pub fn latest_completed_response_index(history: &[Value]) -> Option<usize> {
+pub(crate) fn latest_completed_response_index(history: &[Value]) -> Option<usize> {
     history.iter().rposition(|message| {
         message.get("role").and_then(Value::as_str) == Some("assistant")
             && message.get("responseStatus").and_then(Value::as_str) == Some(ResponseStatus::Complete.as_str())
@@ -169,7 +169,7 @@ pub fn latest_completed_response_index(history: &[Value]) -> Option<usize> {
 /// grows is not a change: it is picked up by [`StreamModel::take_pending`]
 /// once per animation frame.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Change {
+pub(crate) enum Change {
     /// Start a live reasoning block.
     OpenReasoning,
     /// The live reasoning block is done: append `pending` (text not yet
@@ -185,10 +185,10 @@ pub enum Change {
 
 /// Text to append since the last frame, for the open segment of each kind.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Pending {
-    pub text: Option<String>,
+pub(crate) struct Pending {
+    pub(crate) text: Option<String>,
     /// New reasoning text, with the segment's total length in UTF-16 units.
-    pub reasoning: Option<(String, usize)>,
+    pub(crate) reasoning: Option<(String, usize)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ enum Open {
 
 /// The answer being streamed.
 #[derive(Debug, Clone)]
-pub struct StreamModel {
+pub(crate) struct StreamModel {
     segments: Vec<Segment>,
     all_text: String,
     all_reasoning: String,
@@ -218,7 +218,7 @@ impl Default for StreamModel {
 }
 
 impl StreamModel {
-    pub fn new() -> StreamModel {
+    pub(crate) fn new() -> StreamModel {
         StreamModel {
             segments: Vec::new(),
             all_text: String::new(),
@@ -230,23 +230,15 @@ impl StreamModel {
         }
     }
 
-    pub fn segments(&self) -> &[Segment] {
-        &self.segments
-    }
-
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     /// True once anything was received that is worth keeping.
-    pub fn has_output(&self) -> bool {
+    pub(crate) fn has_output(&self) -> bool {
         !self.all_text.is_empty() || !self.all_reasoning.is_empty() || !self.tool_calls.is_empty()
     }
 
     /// Appends an `AI_STREAM_BATCH`, item by item in order. Reasoning after
     /// text closes the text (it is rendered then); text after reasoning
     /// closes the reasoning block.
-    pub fn apply_batch(&mut self, items: &[StreamItem]) -> Vec<Change> {
+    pub(crate) fn apply_batch(&mut self, items: &[StreamItem]) -> Vec<Change> {
         let mut changes = Vec::new();
         if self.finished {
             return changes;
@@ -280,7 +272,7 @@ impl StreamModel {
     }
 
     /// `AI_TOOL_CALLS`: closes the open segment and adds a tools segment.
-    pub fn add_tool_calls(&mut self, calls: &[ToolCallInfo]) -> Vec<Change> {
+    pub(crate) fn add_tool_calls(&mut self, calls: &[ToolCallInfo]) -> Vec<Change> {
         let mut changes = Vec::new();
         if self.finished || calls.is_empty() {
             return changes;
@@ -297,7 +289,7 @@ impl StreamModel {
 
     /// `AI_TOOL_RESULT`: records the result with its call. False when no
     /// call of this answer has that id (a stray or late event).
-    pub fn set_tool_result(&mut self, call_id: &str, result: &Map<String, Value>) -> bool {
+    pub(crate) fn set_tool_result(&mut self, call_id: &str, result: &Map<String, Value>) -> bool {
         let mut found = false;
         for segment in &mut self.segments {
             if let Segment::Tools { calls, results } = segment
@@ -311,12 +303,13 @@ impl StreamModel {
     }
 
     /// Whether a tool call with this id belongs to this answer.
-    pub fn has_call(&self, call_id: &str) -> bool {
+    #[cfg(test)]
+    pub(crate) fn has_call(&self, call_id: &str) -> bool {
         self.tool_calls.iter().any(|call| call.id == call_id)
     }
 
     /// Text appended since the last call, for the open segment.
-    pub fn take_pending(&mut self) -> Pending {
+    pub(crate) fn take_pending(&mut self) -> Pending {
         let mut pending = Pending::default();
         match (self.open, self.segments.last()) {
             (Open::Text, Some(Segment::Text(content))) if content.len() > self.shown => {
@@ -334,7 +327,7 @@ impl StreamModel {
 
     /// Ends the stream: the open segment closes (text gets its one Markdown
     /// render). Later events are ignored.
-    pub fn finish(&mut self) -> Vec<Change> {
+    pub(crate) fn finish(&mut self) -> Vec<Change> {
         let mut changes = Vec::new();
         if !self.finished {
             self.close_open(&mut changes);
@@ -360,7 +353,7 @@ impl StreamModel {
     /// The display message saved with `SESSION_UPDATE`:
     /// `{role:'assistant', content, segments, responseStatus, toolCalls?,
     /// reasoning?}`, or `None` when nothing arrived.
-    pub fn display_entry(&self, status: ResponseStatus) -> Option<Value> {
+    pub(crate) fn display_entry(&self, status: ResponseStatus) -> Option<Value> {
         if !self.has_output() {
             return None;
         }

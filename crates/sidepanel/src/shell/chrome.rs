@@ -19,21 +19,21 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query, catch)]
     async fn tabs_query(query: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
-    pub fn random_uuid() -> String;
+    pub(crate) fn random_uuid() -> String;
     #[wasm_bindgen(js_namespace = console, js_name = error)]
-    pub fn console_error(message: &str);
+    pub(crate) fn console_error(message: &str);
 }
 
-pub fn to_js(value: &Value) -> JsValue {
+pub(crate) fn to_js(value: &Value) -> JsValue {
     serde::Serialize::serialize(value, &serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
 }
 
-pub fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Option<T> {
+pub(crate) fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Option<T> {
     serde_wasm_bindgen::from_value(value).ok()
 }
 
 /// Sends one request to the worker and returns its checked data.
-pub async fn ask_worker(
+pub(crate) async fn ask_worker(
     message_type: MessageType,
     payload: Value,
     run_id: Option<String>,
@@ -56,7 +56,7 @@ pub async fn ask_worker(
 }
 
 /// The manifest's version string.
-pub fn manifest_version() -> String {
+pub(crate) fn manifest_version() -> String {
     js_sys::Reflect::get(&runtime_manifest(), &JsValue::from_str("version"))
         .ok()
         .and_then(|v| v.as_string())
@@ -79,7 +79,7 @@ fn whole(number: Option<f64>) -> Option<u64> {
 }
 
 /// The active tab of the panel's window.
-pub async fn active_tab() -> Option<BrowserTab> {
+pub(crate) async fn active_tab() -> Option<BrowserTab> {
     let tabs = tabs_query(to_js(&json!({ "active": true, "currentWindow": true })))
         .await
         .ok()?;
@@ -93,7 +93,7 @@ pub async fn active_tab() -> Option<BrowserTab> {
 
 /// Calls `listener` with every runtime message. The panel never answers:
 /// the listener returns `false` so Chrome does not keep a channel open.
-pub fn listen(mut listener: impl FnMut(Value) + 'static) {
+pub(crate) fn listen(mut listener: impl FnMut(Value) + 'static) {
     let closure = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |message: JsValue| {
         if let Some(value) = from_js::<Value>(message) {
             listener(value);

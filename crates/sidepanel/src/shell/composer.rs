@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// Tallest the input grows before it scrolls.
-pub const INPUT_MAX_HEIGHT_PX: i32 = 130;
+pub(crate) const INPUT_MAX_HEIGHT_PX: i32 = 130;
 
 fn each(selector: &str, mut f: impl FnMut(&Element)) {
     let Some(nodes) = dom::document().and_then(|d| d.query_selector_all(selector).ok()) else {
@@ -23,7 +23,7 @@ fn each(selector: &str, mut f: impl FnMut(&Element)) {
     }
 }
 
-pub fn show(state: ComposerState) {
+pub(crate) fn show(state: ComposerState) {
     if let Some(input) = by_id("user-input") {
         dom::set_disabled(&input, state.input_disabled);
     }
@@ -58,7 +58,7 @@ pub fn show(state: ComposerState) {
 }
 
 /// Rebuilds the chips. Removal buttons carry `data-attachment-id`.
-pub fn render_attachments(attachments: &Attachments) {
+pub(crate) fn render_attachments(attachments: &Attachments) {
     let Some(root) = by_id("context-attachments") else {
         return;
     };
@@ -110,7 +110,7 @@ fn textarea() -> Option<web_sys::HtmlTextAreaElement> {
 }
 
 /// Grows the input with its content, up to [`INPUT_MAX_HEIGHT_PX`].
-pub fn autoresize() {
+pub(crate) fn autoresize() {
     let Some(input) = textarea() else {
         return;
     };
@@ -120,25 +120,25 @@ pub fn autoresize() {
     let _ = style.set_property("height", &format!("{height}px"));
 }
 
-pub fn text() -> String {
+pub(crate) fn text() -> String {
     textarea().map(|t| t.value()).unwrap_or_default()
 }
 
-pub fn clear() {
+pub(crate) fn clear() {
     if let Some(input) = textarea() {
         input.set_value("");
     }
     autoresize();
 }
 
-pub fn focus() {
+pub(crate) fn focus() {
     if let Some(input) = textarea().filter(|t| !t.disabled()) {
         let _ = input.focus();
     }
 }
 
 /// A suggestion only prefills the input; the user still sends.
-pub fn prefill(prompt: &str) {
+pub(crate) fn prefill(prompt: &str) {
     let Some(input) = textarea().filter(|t| !t.disabled()) else {
         return;
     };
@@ -147,7 +147,7 @@ pub fn prefill(prompt: &str) {
     let _ = input.focus();
 }
 
-pub fn set_context_menu_open(open: bool) {
+pub(crate) fn set_context_menu_open(open: bool) {
     if let Some(menu) = by_id("add-context-menu") {
         dom::set_hidden(&menu, !open);
     }
@@ -156,6 +156,6 @@ pub fn set_context_menu_open(open: bool) {
     }
 }
 
-pub fn is_context_menu_open() -> bool {
+pub(crate) fn is_context_menu_open() -> bool {
     by_id("add-context-menu").is_some_and(|m| !dom::is_hidden(&m))
 }

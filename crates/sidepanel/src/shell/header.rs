@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// Rebuilds `#session-list`.
-pub fn render_sessions(sessions: &[SessionMeta], current: Option<&str>) {
+pub(crate) fn render_sessions(sessions: &[SessionMeta], current: Option<&str>) {
     let Some(list) = by_id("session-list") else {
         return;
     };
@@ -61,7 +61,7 @@ pub fn render_sessions(sessions: &[SessionMeta], current: Option<&str>) {
 /// Replaces the row's name with an input. `finish(Some(text))` commits
 /// (Enter or leaving the field), `finish(None)` cancels (Escape); it runs
 /// once.
-pub fn begin_rename(item: &Element, name: &str, finish: impl Fn(Option<String>) + 'static) {
+pub(crate) fn begin_rename(item: &Element, name: &str, finish: impl Fn(Option<String>) + 'static) {
     if item.class_list().contains("renaming") {
         return;
     }
@@ -123,7 +123,7 @@ pub fn begin_rename(item: &Element, name: &str, finish: impl Fn(Option<String>) 
 }
 
 /// The header's model button and `#model-list`.
-pub fn render_models(settings: &Settings) {
+pub(crate) fn render_models(settings: &Settings) {
     if let Some(name) = by_id("model-name") {
         let label = settings
             .active_model()
@@ -169,7 +169,7 @@ pub fn render_models(settings: &Settings) {
 }
 
 /// Opens or closes a header menu and mirrors it on its button.
-pub fn set_menu_open(menu_id: &str, button_id: &str, open: bool) {
+pub(crate) fn set_menu_open(menu_id: &str, button_id: &str, open: bool) {
     if let Some(menu) = by_id(menu_id) {
         dom::set_hidden(&menu, !open);
     }
@@ -178,6 +178,6 @@ pub fn set_menu_open(menu_id: &str, button_id: &str, open: bool) {
     }
 }
 
-pub fn is_menu_open(menu_id: &str) -> bool {
+pub(crate) fn is_menu_open(menu_id: &str) -> bool {
     by_id(menu_id).is_some_and(|menu| !dom::is_hidden(&menu))
 }

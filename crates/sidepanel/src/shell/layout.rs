@@ -7,17 +7,18 @@ use super::icons;
 use crate::dom::{El, el, icon};
 use crate::settings::REASONING_EFFORTS;
 use crate::shortcut;
-use crate::view::TAB_GATE_TEXT;
+use crate::tab_gate::TAB_GATE_TEXT;
 use protocol::constants::SendMessageShortcut;
 use wasm_bindgen::JsValue;
 use web_sys::Element;
 
-pub const REPOSITORY_URL: &str = "https://github.com/dbccccccc/Typst-Side-Agent";
-pub const FORUM_URL: &str = "https://forum.typst.app/u/dbcccc/summary";
-pub const CHROME_WEB_STORE_URL: &str = "https://chromewebstore.google.com/detail/eljacjoifoamnmbclmhlpcdabdioleab";
+pub(crate) const REPOSITORY_URL: &str = "https://github.com/dbccccccc/Typst-Side-Agent";
+pub(crate) const FORUM_URL: &str = "https://forum.typst.app/u/dbcccc/summary";
+pub(crate) const CHROME_WEB_STORE_URL: &str =
+    "https://chromewebstore.google.com/detail/eljacjoifoamnmbclmhlpcdabdioleab";
 
 /// The empty chat's suggestions: (title, subtitle, prompt, icon).
-pub const SUGGESTIONS: [(&str, &str, &str, &[&str]); 3] = [
+pub(crate) const SUGGESTIONS: [(&str, &str, &str, &[&str]); 3] = [
     (
         "Fix compile errors",
         "Read the diagnostics and propose a fix",
@@ -489,7 +490,7 @@ fn about_dialog() -> Element {
 }
 
 /// The suggestions shown in an empty chat (they only prefill the input).
-pub fn empty_state() -> Element {
+pub(crate) fn empty_state() -> Element {
     let buttons = SUGGESTIONS.iter().map(|(title, subtitle, prompt, paths)| {
         button("empty-suggestion")
             .attr("data-prompt", prompt)
@@ -731,7 +732,7 @@ fn composer() -> Element {
 }
 
 /// Builds everything under `#app`; returns the element the chat mounts in.
-pub fn build(app: &Element) -> Result<Element, JsValue> {
+pub(crate) fn build(app: &Element) -> Result<Element, JsValue> {
     let banner = el("div")
         .id("tab-gate-banner")
         .class("banner tab-gate-banner")

@@ -9,16 +9,17 @@
 
 mod chrome;
 mod composer;
+mod edit_mode;
 mod header;
 mod icons;
 mod layout;
 mod recovery;
-mod settings_view;
+mod settings_panel;
 mod thumbnail;
 mod toast;
 
-use crate::app::{BrowserTab, Chat, ComposerState, ContextKind, Controller, Ports, SettingsTab, Ui};
-use crate::attachments::Attachments;
+use crate::app::{BrowserTab, Chat, ComposerState, Controller, Ports, SettingsTab, Ui};
+use crate::attachments::{Attachments, ContextKind};
 use crate::chat::{AssistantStream, ChatView, ResponseStatus};
 use crate::dom::{self, by_id};
 use crate::sessions::SessionMeta;
@@ -28,6 +29,7 @@ use crate::worker_client::WorkerError;
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
 use protocol::MessageType;
+use protocol::constants::EditorApprovalMode;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult,
@@ -65,7 +67,7 @@ where
 }
 
 /// The browser implementation of the controller's shell.
-pub struct WasmShell {
+pub(crate) struct WasmShell {
     chat: ChatView,
     stream: RefCell<Option<AssistantStream>>,
     toast: ToastView,
@@ -99,6 +101,10 @@ impl Ports for WasmShell {
         chrome::random_uuid()
     }
 
+    fn now_ms(&self) -> f64 {
+        js_sys::Date::now()
+    }
+
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'static, ()> {
         gloo_timers::future::TimeoutFuture::new(ms).boxed_local()
     }
@@ -130,7 +136,7 @@ impl Ui for WasmShell {
     }
 
     fn show_theme(&self, theme: &str) {
-        settings_view::show_theme(theme);
+        settings_panel::show_theme(theme);
     }
 
     fn show_session_name(&self, name: &str) {
@@ -150,18 +156,18 @@ impl Ui for WasmShell {
 
     fn show_settings(&self, settings: &Settings) {
         *self.settings.borrow_mut() = settings.clone();
-        settings_view::fill_general(settings, !self.general_dirty.get());
-        settings_view::render_registry(settings);
+        settings_panel::fill_general(settings, !self.general_dirty.get());
+        settings_panel::render_registry(settings);
         header::render_models(settings);
     }
 
     fn open_settings(&self, tab: SettingsTab) {
-        settings_view::show_tab(tab);
-        settings_view::set_open(true);
+        settings_panel::show_tab(tab);
+        settings_panel::set_open(true);
     }
 
     fn close_model_form(&self) {
-        settings_view::close_model_form();
+        settings_panel::close_model_form();
     }
 
     fn close_model_menu(&self) {
@@ -170,7 +176,7 @@ impl Ui for WasmShell {
 
     fn show_composer(&self, state: ComposerState) {
         composer::show(state);
-        recovery::show_editor_mode(state.editor_mode, state.editor_mode_disabled);
+        edit_mode::show_editor_mode(state.editor_mode, state.editor_mode_disabled);
         self.chat.set_recovery_disabled(state.recovery_disabled);
         if state.recovery_disabled {
             recovery::close_menu(false);
@@ -418,9 +424,9 @@ fn wire_header() {
     });
 
     dom::on_id("settings-toggle", "click", |_| {
-        settings_view::set_open(!settings_view::is_open())
+        settings_panel::set_open(!settings_panel::is_open())
     });
-    dom::on_id("settings-close", "click", |_| settings_view::set_open(false));
+    dom::on_id("settings-close", "click", |_| settings_panel::set_open(false));
 }
 
 fn begin_rename(item: &Element, session: SessionMeta) {
@@ -447,7 +453,7 @@ fn wire_settings() {
             Some("models") => SettingsTab::Models,
             _ => return,
         };
-        settings_view::show_tab(tab);
+        settings_panel::show_tab(tab);
     });
     dom::on_id("theme-switch", "click", |event| {
         let theme = match dom::closest_with(&event, "data-theme").map(|(_, t)| t).as_deref() {
@@ -472,22 +478,22 @@ fn wire_settings() {
         }
     }
     dom::on_id("save-general-settings", "click", |_| {
-        let form = settings_view::read_general();
+        let form = settings_panel::read_general();
         run(|app| async move {
             // Once saved, the form mirrors what the worker stored; after a
             // failure the user's edits stay for another try.
             if app.save_general(form).await {
                 app.shell().general_dirty.set(false);
                 let settings = app.shell().settings.borrow().clone();
-                settings_view::fill_general(&settings, true);
+                settings_panel::fill_general(&settings, true);
             }
         });
     });
-    dom::on_id("add-model-btn", "click", |_| settings_view::open_model_form(None));
-    dom::on_id("mf-cancel", "click", |_| settings_view::close_model_form());
-    dom::on_id("mf-base-url", "input", |_| settings_view::untick_insecure());
+    dom::on_id("add-model-btn", "click", |_| settings_panel::open_model_form(None));
+    dom::on_id("mf-cancel", "click", |_| settings_panel::close_model_form());
+    dom::on_id("mf-base-url", "input", |_| settings_panel::untick_insecure());
     dom::on_id("mf-save", "click", |_| {
-        let form = settings_view::read_model_form();
+        let form = settings_panel::read_model_form();
         run(|app| async move {
             app.save_model_form(form).await;
         });
@@ -500,7 +506,7 @@ fn wire_settings() {
             Some("edit") => {
                 let record = app().and_then(|app| app.shell().settings.borrow().model(&id).cloned());
                 if let Some(record) = record {
-                    settings_view::open_model_form(Some(&record));
+                    settings_panel::open_model_form(Some(&record));
                 }
             }
             Some("delete") => run(|app| async move { app.delete_model(id).await }),
@@ -564,6 +570,36 @@ fn wire_composer() {
     });
 }
 
+/// The Edits control: the button toggles its menu, a choice saves the
+/// mode, a click elsewhere closes the menu.
+fn wire_edit_mode() {
+    dom::on_id("editor-permission-btn", "click", |event| {
+        event.stop_propagation();
+        edit_mode::set_menu_open(!edit_mode::is_menu_open());
+    });
+    dom::on_id("editor-permission-menu", "click", |event| {
+        let mode = match dom::closest_with(&event, "data-editor-approval-mode")
+            .map(|(_, m)| m)
+            .as_deref()
+        {
+            Some("auto") => EditorApprovalMode::Auto,
+            Some("ask") => EditorApprovalMode::Ask,
+            _ => return,
+        };
+        edit_mode::set_menu_open(false);
+        run(move |app| async move { app.set_editor_approval_mode(mode).await });
+    });
+    let Some(document) = dom::document() else { return };
+    dom::on(&document, "click", |event| {
+        let target: Option<web_sys::Node> = event.target().and_then(|t| t.dyn_into().ok());
+        let inside = by_id("editor-permission-wrap")
+            .is_some_and(|container| target.as_ref().is_some_and(|t| container.contains(Some(t))));
+        if !inside {
+            edit_mode::set_menu_open(false);
+        }
+    });
+}
+
 fn wire_document() {
     let Some(document) = dom::document() else {
         return;
@@ -604,9 +640,9 @@ fn wire_document() {
             event.prevent_default();
             header::set_menu_open("session-menu", "session-current", false);
             header::set_menu_open("model-menu", "model-current", false);
-        } else if settings_view::is_open() {
+        } else if settings_panel::is_open() {
             event.prevent_default();
-            settings_view::set_open(false);
+            settings_panel::set_open(false);
             if let Some(toggle) = by_id("settings-toggle") {
                 dom::focus(&toggle);
             }
@@ -659,6 +695,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_header();
     wire_settings();
     wire_composer();
+    wire_edit_mode();
     recovery::wire();
     wire_document();
     chrome::listen(|message| {
@@ -674,7 +711,7 @@ async fn boot() -> Result<(), JsValue> {
 }
 
 /// Builds the panel and starts the controller.
-pub fn start() {
+pub(crate) fn start() {
     spawn_local(async {
         if let Err(error) = boot().await {
             chrome::console_error(&format!("Typst Side Agent: the panel failed to start: {error:?}"));

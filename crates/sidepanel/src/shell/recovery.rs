@@ -1,17 +1,15 @@
-//! DOM of the editor-write controls outside the message list: the Edits
-//! menu above the composer, the Revert confirmation, the Snapshot popover
-//! and the snapshot restore/delete dialog. The controller does the requests
-//! and scope checks (`app_edits`); this module shows their outcome.
+//! DOM of document recovery outside the message list: the Revert
+//! confirmation, the Snapshot popover and the snapshot restore/delete
+//! dialog. The controller does the requests
+//! and scope checks (`app/recovery.rs`); this module shows their outcome.
 //!
 //! Dialog state lives in thread-locals that no handler borrows across an
 //! await: a flow takes what it needs, awaits, then looks again.
 
-use super::{app, run};
-use crate::app::RecoveryScope;
+use super::{app, edit_mode, run};
 use crate::chat::diff_element;
 use crate::dom::{self, by_id, el};
-use crate::edits::{self, RestoreDialogView};
-use protocol::constants::EditorApprovalMode;
+use crate::recovery::{self, RecoveryScope, RestoreDialogContent};
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use std::cell::RefCell;
@@ -49,57 +47,10 @@ thread_local! {
     static SNAPSHOTS: RefCell<SnapshotUi> = RefCell::new(SnapshotUi::default());
 }
 
-// ---------------------------------------------------------------- Edits control
-
-/// Mirrors the saved mode and whether it may change now.
-pub fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
-    let view = edits::permission_view(mode);
-    if let Some(current) = by_id("editor-permission-current") {
-        current.set_text_content(Some(view.short));
-    }
-    if let Some(button) = by_id("editor-permission-btn") {
-        let _ = button.set_attribute("data-mode", mode.as_str());
-        let _ = button.set_attribute("aria-label", view.aria_label);
-        let _ = button.set_attribute("title", view.title);
-        dom::set_disabled(&button, disabled);
-    }
-    for option in options("[data-editor-approval-mode]") {
-        let active = option.get_attribute("data-editor-approval-mode").as_deref() == Some(mode.as_str());
-        let _ = option.class_list().toggle_with_force("active", active);
-        let _ = option.set_attribute("aria-checked", if active { "true" } else { "false" });
-        dom::set_disabled(&option, disabled);
-    }
-    if disabled {
-        set_permission_menu_open(false);
-    }
-}
-
-fn options(selector: &str) -> Vec<Element> {
-    let Some(nodes) = dom::document().and_then(|d| d.query_selector_all(selector).ok()) else {
-        return Vec::new();
-    };
-    (0..nodes.length())
-        .filter_map(|index| nodes.item(index)?.dyn_into::<Element>().ok())
-        .collect()
-}
-
-fn set_permission_menu_open(open: bool) {
-    if let Some(menu) = by_id("editor-permission-menu") {
-        dom::set_hidden(&menu, !open);
-    }
-    if let Some(button) = by_id("editor-permission-btn") {
-        let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
-    }
-}
-
-fn is_permission_menu_open() -> bool {
-    by_id("editor-permission-menu").is_some_and(|m| !dom::is_hidden(&m))
-}
-
 // ---------------------------------------------------------------- Revert
 
 /// A click on Revert: the confirmation dialog, for the scope of now.
-pub fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
+pub(crate) fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
     let Some(app) = app() else { return };
     let scope = match app.recovery_scope() {
         Ok(scope) => scope,
@@ -109,7 +60,7 @@ pub fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
         }
     };
     let trigger = control.query_selector(".edit-revert-button").ok().flatten();
-    let view = edits::revert_dialog(&checkpoint);
+    let dialog = recovery::revert_dialog(&checkpoint);
     let (Some(layer), Some(subtitle), Some(body), Some(confirm)) = (
         by_id("revert-dialog-layer"),
         by_id("revert-dialog-subtitle"),
@@ -119,12 +70,12 @@ pub fn request_revert(control: Element, checkpoint: PublicEditCheckpoint) {
         return;
     };
     close_revert(false);
-    subtitle.set_text_content(Some(&view.subtitle));
+    subtitle.set_text_content(Some(&dialog.subtitle));
     let warning = el("div")
         .class("snapshot-dialog-note is-warning")
-        .text(&view.warning)
+        .text(&dialog.warning)
         .build();
-    let detail = el("div").class("revert-dialog-detail").text(view.detail).build();
+    let detail = el("div").class("revert-dialog-detail").text(dialog.detail).build();
     dom::clear(&body);
     let _ = body.append_child(&warning);
     let _ = body.append_child(&detail);
@@ -193,7 +144,7 @@ fn confirm_revert() {
 // ---------------------------------------------------------------- Snapshot popover
 
 /// A click on Snapshot: opens (or closes) the popover for that button.
-pub fn toggle_snapshots(trigger: Element) {
+pub(crate) fn toggle_snapshots(trigger: Element) {
     let same = SNAPSHOTS.with(|s| s.borrow().trigger.as_ref() == Some(&trigger));
     if same && is_menu_open() {
         close_menu(true);
@@ -244,7 +195,7 @@ fn refresh_menu() {
 }
 
 /// Closes the popover (focus back on its button when asked).
-pub fn close_menu(restore_focus: bool) {
+pub(crate) fn close_menu(restore_focus: bool) {
     let trigger = SNAPSHOTS.with(|s| s.borrow_mut().trigger.take());
     if let Some(menu) = by_id("snapshot-menu") {
         dom::set_hidden(&menu, true);
@@ -297,7 +248,7 @@ fn position_menu() {
 
 fn snapshot_date(created_at: f64) -> String {
     let now = js_sys::Date::now();
-    if let Some(text) = edits::relative_date(created_at, now) {
+    if let Some(text) = recovery::relative_date(created_at, now) {
         return text;
     }
     let options = js_sys::Object::new();
@@ -329,7 +280,7 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
     }
     dom::clear(&list);
     for snapshot in snapshots {
-        let kind = edits::snapshot_kind_class(snapshot.kind);
+        let kind = recovery::snapshot_kind_class(snapshot.kind);
         let title = if snapshot.title.is_empty() {
             "Document snapshot"
         } else {
@@ -349,13 +300,13 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
                             .child(
                                 el("span")
                                     .class(&format!("snapshot-kind is-{kind}"))
-                                    .text(edits::snapshot_badge(snapshot.kind)),
+                                    .text(recovery::snapshot_badge(snapshot.kind)),
                             ),
                     )
                     .child(el("span").class("snapshot-item-meta").text(&format!(
                         "{} · {}",
                         snapshot_date(snapshot.created_at),
-                        edits::character_count(snapshot.text_length)
+                        recovery::character_count(snapshot.text_length)
                     ))),
             )
             .child(
@@ -384,7 +335,7 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
 
 fn set_busy(busy: bool) {
     SNAPSHOTS.with(|s| s.borrow_mut().busy = busy);
-    for button in options(".snapshot-item-action") {
+    for button in dom::query_document(".snapshot-item-action") {
         dom::set_disabled(&button, busy);
     }
 }
@@ -412,7 +363,7 @@ fn on_list_click(event: &web_sys::Event) {
                 set_busy(false);
                 if let Ok(answer) = answer {
                     close_menu(false);
-                    open_restore_dialog(scope, snapshot_id, &edits::restore_dialog(&answer));
+                    open_restore_dialog(scope, snapshot_id, &recovery::restore_dialog(&answer));
                 }
             });
         }
@@ -449,10 +400,10 @@ fn dialog_parts() -> Option<DialogParts> {
     })
 }
 
-fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &RestoreDialogView) {
+fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, dialog: &RestoreDialogContent) {
     let Some(parts) = dialog_parts() else { return };
-    parts.title.set_text_content(Some(view.title));
-    let (file, created) = view.snapshot.as_ref().map_or(
+    parts.title.set_text_content(Some(dialog.title));
+    let (file, created) = dialog.snapshot.as_ref().map_or(
         (protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL.to_owned(), f64::NAN),
         |s| (s.file_label.clone(), s.created_at),
     );
@@ -460,7 +411,7 @@ fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &Restore
         .subtitle
         .set_text_content(Some(&format!("{file} · {}", snapshot_date(created))));
     dom::clear(&parts.body);
-    if let Some((note, class)) = &view.note {
+    if let Some((note, class)) = &dialog.note {
         let _ = parts.body.append_child(
             &el("div")
                 .class(&format!("snapshot-dialog-note {class}"))
@@ -468,15 +419,15 @@ fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, view: &Restore
                 .build(),
         );
     }
-    if let Some(preview) = &view.preview {
+    if let Some(preview) = &dialog.preview {
         let _ = parts.body.append_child(&diff_element(preview));
     }
     let _ = parts
         .body
-        .append_child(&el("div").class("snapshot-dialog-safety").text(view.safety).build());
-    parts.confirm.set_text_content(Some(view.confirm_label));
+        .append_child(&el("div").class("snapshot-dialog-safety").text(dialog.safety).build());
+    parts.confirm.set_text_content(Some(dialog.confirm_label));
     parts.confirm.set_class_name("btn btn-primary");
-    dom::set_disabled(&parts.confirm, view.confirm_disabled);
+    dom::set_disabled(&parts.confirm, dialog.confirm_disabled);
     let _ = parts.layer.set_attribute("data-dialog-mode", "restore");
     SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id })));
     dom::set_hidden(&parts.layer, false);
@@ -496,7 +447,7 @@ fn open_delete_dialog(scope: RecoveryScope, snapshot: &PublicDocumentSnapshot) {
     let _ = parts.body.append_child(
         &el("div")
             .class("snapshot-dialog-note is-danger")
-            .text(edits::DELETE_WARNING)
+            .text(recovery::DELETE_WARNING)
             .build(),
     );
     parts.confirm.set_text_content(Some("Delete"));
@@ -592,25 +543,8 @@ fn on_backdrop(event: &web_sys::Event) -> bool {
     event.target().zip(event.current_target()).is_some_and(|(t, c)| t == c)
 }
 
-/// Listeners of the Edits menu, the Revert dialog and the snapshot UI.
-pub fn wire() {
-    dom::on_id("editor-permission-btn", "click", |event| {
-        event.stop_propagation();
-        set_permission_menu_open(!is_permission_menu_open());
-    });
-    dom::on_id("editor-permission-menu", "click", |event| {
-        let mode = match dom::closest_with(&event, "data-editor-approval-mode")
-            .map(|(_, m)| m)
-            .as_deref()
-        {
-            Some("auto") => EditorApprovalMode::Auto,
-            Some("ask") => EditorApprovalMode::Ask,
-            _ => return,
-        };
-        set_permission_menu_open(false);
-        run(move |app| async move { app.set_editor_approval_mode(mode).await });
-    });
-
+/// Listeners of the Revert dialog and the snapshot UI.
+pub(crate) fn wire() {
     dom::on_id("revert-dialog-close", "click", |_| {
         close_revert(true);
     });
@@ -655,16 +589,13 @@ pub fn wire() {
         let inside = |element: Option<Element>| {
             element.is_some_and(|container| target.as_ref().is_some_and(|t| container.contains(Some(t))))
         };
-        if !inside(by_id("editor-permission-wrap")) {
-            set_permission_menu_open(false);
-        }
         let trigger = SNAPSHOTS.with(|s| s.borrow().trigger.clone());
         if is_menu_open() && !inside(by_id("snapshot-menu")) && !inside(trigger) {
             close_menu(false);
         }
     });
-    // Escape closes these before anything else (captured first, and the
-    // panel's other Escape handling does not see it).
+    // Escape closes these (and then the Edits menu) before anything else:
+    // captured first, and the panel's other Escape handling does not see it.
     let on_escape = Closure::<dyn FnMut(web_sys::Event)>::new(|event: web_sys::Event| {
         let Some(key) = event.dyn_ref::<KeyboardEvent>() else {
             return;
@@ -678,13 +609,7 @@ pub fn wire() {
                 close_menu(true);
                 true
             })
-            || (is_permission_menu_open() && {
-                set_permission_menu_open(false);
-                if let Some(button) = by_id("editor-permission-btn") {
-                    dom::focus(&button);
-                }
-                true
-            });
+            || edit_mode::close_menu_on_escape();
         if handled {
             event.prevent_default();
             event.stop_immediate_propagation();

@@ -49,7 +49,7 @@ fn draw(image: &HtmlImageElement, width: u32, height: u32) -> Option<HtmlCanvasE
 }
 
 /// The stored form of a preview: a thumbnail record, or an `omitted` note.
-pub async fn make(data_url: String) -> Value {
+pub(crate) async fn make(data_url: String) -> Value {
     let lower: String = data_url.chars().take(24).collect::<String>().to_ascii_lowercase();
     if !["png", "jpeg", "webp"]
         .iter()

@@ -1,8 +1,8 @@
-//! DOM of the status toast, driven by [`crate::status::Toast`]: the model
+//! DOM of the status toast, driven by [`crate::toast::Toast`]: the model
 //! decides what shows and which timers are stale; this applies it.
 
 use crate::dom::{self, by_id};
-use crate::status::{COLLAPSE_DURATION_MS, COPY_FEEDBACK_MS, Toast, ToastChange};
+use crate::toast::{COLLAPSE_DURATION_MS, COPY_FEEDBACK_MS, Toast, ToastChange};
 use gloo_timers::callback::Timeout;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,7 +11,7 @@ use wasm_bindgen_futures::JsFuture;
 
 /// The toast and its state, shared with its own timers.
 #[derive(Clone, Default)]
-pub struct ToastView {
+pub(crate) struct ToastView {
     model: Rc<RefCell<Toast>>,
 }
 
@@ -20,12 +20,12 @@ fn set_class(element: &web_sys::Element, class: &str, on: bool) {
 }
 
 impl ToastView {
-    pub fn set(&self, text: &str, is_error: bool, duration_ms: Option<u32>) {
+    pub(crate) fn set(&self, text: &str, is_error: bool, duration_ms: Option<u32>) {
         let change = self.model.borrow_mut().set(text, is_error, duration_ms);
         self.apply(change);
     }
 
-    pub fn dismiss(&self) {
+    pub(crate) fn dismiss(&self) {
         let change = self.model.borrow_mut().dismiss();
         self.apply(change);
     }
@@ -106,7 +106,7 @@ impl ToastView {
     }
 
     /// Copies the current message and shows the outcome on the button.
-    pub async fn copy(&self) {
+    pub(crate) async fn copy(&self) {
         let text = self.model.borrow().text().to_owned();
         if text.is_empty() {
             return;

@@ -7,17 +7,17 @@
 //! dismissed or replaced. The DOM glue only asks this model what to do.
 
 /// How long an info message stays by default.
-pub const INFO_DURATION_MS: u32 = 4_000;
+pub(crate) const INFO_DURATION_MS: u32 = 4_000;
 /// How long an error stays by default.
-pub const ERROR_DURATION_MS: u32 = 7_000;
+pub(crate) const ERROR_DURATION_MS: u32 = 7_000;
 /// Length of the leaving animation before the toast is hidden.
-pub const COLLAPSE_DURATION_MS: u32 = 180;
+pub(crate) const COLLAPSE_DURATION_MS: u32 = 180;
 /// How long "Copied" / "Could not copy" feedback shows on the copy button.
-pub const COPY_FEEDBACK_MS: u32 = 1_200;
+pub(crate) const COPY_FEEDBACK_MS: u32 = 1_200;
 
 /// What the toast should look like after a change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToastChange {
+pub(crate) enum ToastChange {
     /// Show `text`; `expires_after_ms` is `None` for a sticky message.
     Show {
         generation: u64,
@@ -31,7 +31,7 @@ pub enum ToastChange {
 
 /// The toast's state.
 #[derive(Debug, Clone, Default)]
-pub struct Toast {
+pub(crate) struct Toast {
     generation: u64,
     text: String,
     is_error: bool,
@@ -41,7 +41,7 @@ pub struct Toast {
 impl Toast {
     /// Replaces the message. `duration_ms: None` uses the default for the
     /// severity; `Some(0)` is sticky. Empty text hides the toast.
-    pub fn set(&mut self, text: &str, is_error: bool, duration_ms: Option<u32>) -> ToastChange {
+    pub(crate) fn set(&mut self, text: &str, is_error: bool, duration_ms: Option<u32>) -> ToastChange {
         self.generation += 1;
         self.copy_generation += 1;
         self.text = text.to_owned();
@@ -61,32 +61,33 @@ impl Toast {
     }
 
     /// The user closed the toast.
-    pub fn dismiss(&mut self) -> ToastChange {
+    pub(crate) fn dismiss(&mut self) -> ToastChange {
         self.set("", self.is_error, None)
     }
 
     /// Whether a timer scheduled for `generation` may still act.
-    pub fn is_current(&self, generation: u64) -> bool {
+    pub(crate) fn is_current(&self, generation: u64) -> bool {
         self.generation == generation
     }
 
     /// The message the Copy button copies (empty when nothing shows).
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
-    pub fn is_error(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_error(&self) -> bool {
         self.is_error
     }
 
     /// Starts copy feedback; the returned number identifies its reset timer.
-    pub fn begin_copy_feedback(&mut self) -> u64 {
+    pub(crate) fn begin_copy_feedback(&mut self) -> u64 {
         self.copy_generation += 1;
         self.copy_generation
     }
 
     /// Whether the copy-feedback reset timer `generation` is still current.
-    pub fn is_copy_feedback_current(&self, generation: u64) -> bool {
+    pub(crate) fn is_copy_feedback_current(&self, generation: u64) -> bool {
         self.copy_generation == generation
     }
 }

@@ -1,255 +1,79 @@
-//! What the panel shows and stores around editor writes: approval banners
-//! (editor review with its diff, external calls), the Edits permission
-//! control, the Revert control of a response, and the Snapshot list and
-//! dialogs.
+//! What the panel shows and stores for document recovery: a response's
+//! Revert control and confirmation, the receipts a revert returns, and the
+//! Snapshot list and dialogs. The flows that use these are in
+//! `app/recovery.rs`; the DOM in `chat/view/` and `shell/recovery.rs`.
 //!
-//! Plain decisions only, tested natively: the wasm views draw exactly what
-//! these functions return, and the controller uses the history helpers to
-//! write receipts and editor-state updates into a chat before saving it.
-//! Every input came from a worker, a model or storage, so nothing here
-//! assumes a shape it did not check.
+//! Plain decisions only, tested natively: the DOM draws exactly what these
+//! functions return, and the controller uses the history helpers to write
+//! receipts and editor-state updates into a chat before saving it. Every
+//! input came from a worker or storage, so nothing here assumes a shape it
+//! did not check.
 
-use crate::chat::labels::{StatusKind, ToolStatus};
-use protocol::constants::EditorApprovalMode;
-use protocol::diff_preview::{DiffHunk, DiffPreview, DiffRowKind};
+use crate::edit_review::PREVIEW_NOTICE_CHARS;
+use crate::history::History;
+use protocol::diff_preview::DiffPreview;
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, SnapshotRestoredUpdate};
 use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, PublicCheckpointStatus, PublicEditCheckpoint};
 use protocol::js::truncate_utf16;
-use protocol::payloads::{ApprovalAction, ApprovalRequired};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 /// How many editor-state updates one message keeps (the oldest go first).
-pub const MAX_EDITOR_STATE_UPDATES: usize = 16;
-/// Characters of a preview notice the banner shows.
-pub const PREVIEW_NOTICE_CHARS: usize = 500;
-/// Characters of the argument summary the banner shows.
-pub const ARGUMENT_CHARS_SHOWN: usize = 2_000;
+pub(crate) const MAX_EDITOR_STATE_UPDATES: usize = 16;
 
-// ------------------------------------------------------------------ approvals
-
-/// One button of an approval banner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApprovalChoice {
-    pub label: &'static str,
-    pub action: ApprovalAction,
-    /// Primary choices look like Retry; refusals like Skip.
-    pub primary: bool,
+/// The tab, project, chat and history a revert or snapshot action belongs
+/// to: captured when the action opens, compared again before each request
+/// (a dialog can stay open while the user switches chats).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RecoveryScope {
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
+    history: History,
 }
 
-/// The banner an `AI_TOOL_APPROVAL_REQUIRED` event shows in its tool block.
+impl RecoveryScope {
+    pub(crate) fn new(tab_id: u64, project_id: String, session_id: String, history: History) -> RecoveryScope {
+        RecoveryScope {
+            tab_id,
+            project_id,
+            session_id,
+            history,
+        }
+    }
+
+    /// The chat's history the action writes its results into.
+    pub(crate) fn history(&self) -> &History {
+        &self.history
+    }
+
+    /// `{tabId, projectId, sessionId}`, the start of every recovery request.
+    pub(crate) fn payload(&self) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("tabId".to_owned(), json!(self.tab_id));
+        map.insert("projectId".to_owned(), json!(self.project_id));
+        map.insert("sessionId".to_owned(), json!(self.session_id));
+        map
+    }
+}
+
+/// How a revert ended.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApprovalView {
-    /// An editor write with a diff: Apply changes / Reject and the diff.
-    pub editor_review: bool,
-    pub message: String,
-    pub destination: String,
-    /// Shown only for editor reviews, when the worker sent one.
-    pub notice: Option<String>,
-    pub arguments_summary: String,
-    pub arguments: String,
-    pub choices: Vec<ApprovalChoice>,
-    pub preview: Option<DiffPreview>,
-}
-
-/// `1234567` → `1,234,567` (the English grouping the panel uses).
-pub fn group_thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-impl ApprovalView {
-    pub fn from_event(event: &ApprovalRequired) -> ApprovalView {
-        let preview = (event.effect == "editor-write")
-            .then(|| event.preview.clone())
-            .flatten();
-        let editor_review = preview.is_some();
-        let name = if event.name.is_empty() { "Tool" } else { &event.name };
-        let message = if editor_review {
-            "Check the proposed change to the document before it is applied.".to_owned()
-        } else if event.effect == "editor-write" {
-            format!("{name} wants to change the document.")
-        } else {
-            format!("{name} wants to make an external call.")
-        };
-        let destination = if event.destination.is_empty() {
-            "unknown"
-        } else {
-            &event.destination
-        };
-        let notice = event
-            .preview_notice
-            .as_deref()
-            .map(|n| truncate_utf16(n, PREVIEW_NOTICE_CHARS).to_owned())
-            .filter(|n| editor_review && !n.is_empty());
-        let arguments_summary = if event.arguments_truncated {
-            format!(
-                "Tool arguments (first {} of {} characters)",
-                group_thousands(ARGUMENT_CHARS_SHOWN as u64),
-                group_thousands(event.argument_chars)
-            )
-        } else {
-            format!("Tool arguments ({} characters)", group_thousands(event.argument_chars))
-        };
-        let choices = if editor_review {
-            vec![
-                ApprovalChoice {
-                    label: "Apply changes",
-                    action: ApprovalAction::ApproveOnce,
-                    primary: true,
-                },
-                ApprovalChoice {
-                    label: "Reject",
-                    action: ApprovalAction::Deny,
-                    primary: false,
-                },
-            ]
-        } else {
-            vec![
-                ApprovalChoice {
-                    label: "Approve once",
-                    action: ApprovalAction::ApproveOnce,
-                    primary: true,
-                },
-                ApprovalChoice {
-                    label: "Allow for run",
-                    action: ApprovalAction::AllowRun,
-                    primary: true,
-                },
-                ApprovalChoice {
-                    label: "Deny",
-                    action: ApprovalAction::Deny,
-                    primary: false,
-                },
-            ]
-        };
-        ApprovalView {
-            editor_review,
-            message,
-            destination: format!("Destination: {destination}"),
-            notice,
-            arguments_summary,
-            arguments: truncate_utf16(&event.arguments, ARGUMENT_CHARS_SHOWN).to_owned(),
-            choices,
-            preview,
-        }
-    }
-}
-
-/// The status pill while an approval waits.
-pub fn approval_waiting_status() -> ToolStatus {
-    ToolStatus::with(StatusKind::Waiting, "approval…")
-}
-
-/// The status pill once the worker accepted the user's choice.
-pub fn approval_submitted_status(editor_review: bool, action: ApprovalAction) -> ToolStatus {
-    match (action, editor_review) {
-        (ApprovalAction::Deny, true) => ToolStatus::with(StatusKind::Err, "rejected"),
-        (ApprovalAction::Deny, false) => ToolStatus::with(StatusKind::Err, "denied"),
-        (_, true) => ToolStatus::with(StatusKind::Pending, "applying…"),
-        (_, false) => ToolStatus::with(StatusKind::Pending, "running…"),
-    }
-}
-
-/// The banner message after a failed submission (the buttons come back).
-pub fn approval_submit_error(message: &str) -> String {
-    format!("The choice was not delivered: {message}")
-}
-
-/// The banner message when the call had stopped waiting (timed out, or the
-/// run ended) before the choice arrived.
-pub const APPROVAL_EXPIRED: &str = "This call is no longer waiting for an answer.";
-
-// ------------------------------------------------------------------ diff
-
-/// `+A` and `−D` (U+2212) for the diff header.
-pub fn diff_stats(preview: &DiffPreview) -> (String, String) {
-    (
-        format!("+{}", preview.additions),
-        format!("\u{2212}{}", preview.deletions),
-    )
-}
-
-/// `@@ -oldStart,oldLines +newStart,newLines @@`.
-pub fn hunk_header(hunk: &DiffHunk) -> String {
-    format!(
-        "@@ -{},{} +{},{} @@",
-        hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
-    )
-}
-
-/// The marker column of a row.
-pub const fn row_marker(kind: DiffRowKind) -> &'static str {
-    match kind {
-        DiffRowKind::Insert => "+",
-        DiffRowKind::Delete => "\u{2212}",
-        DiffRowKind::Context => " ",
-    }
-}
-
-/// The CSS class suffix of a row (`edit-diff-<kind>`).
-pub const fn row_kind(kind: DiffRowKind) -> &'static str {
-    match kind {
-        DiffRowKind::Insert => "insert",
-        DiffRowKind::Delete => "delete",
-        DiffRowKind::Context => "context",
-    }
-}
-
-/// A line number cell: empty where the row has none.
-pub fn line_number(value: Option<u64>) -> String {
-    value.map(|n| n.to_string()).unwrap_or_default()
-}
-
-/// The accessible name of a diff section.
-pub fn diff_title(preview: &DiffPreview) -> String {
-    format!("Proposed changes to {}", preview.file_label)
-}
-
-// ------------------------------------------------------------------ Edits control
-
-/// What the Edits button says in each mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PermissionView {
-    pub short: &'static str,
-    pub aria_label: &'static str,
-    pub title: &'static str,
-}
-
-pub const fn permission_view(mode: EditorApprovalMode) -> PermissionView {
-    match mode {
-        EditorApprovalMode::Auto => PermissionView {
-            short: "Auto",
-            aria_label: "Document edits: applied without review",
-            title: "The agent's document edits are applied without asking",
-        },
-        EditorApprovalMode::Ask => PermissionView {
-            short: "Ask",
-            aria_label: "Document edits: review before applying",
-            title: "You review each document edit before it is applied",
-        },
-    }
-}
-
-/// The toast after the mode was saved.
-pub const fn permission_saved_status(mode: EditorApprovalMode) -> &'static str {
-    match mode {
-        EditorApprovalMode::Auto => "Document edits will be applied without asking",
-        EditorApprovalMode::Ask => "Document edits will wait for your review",
-    }
+pub(crate) struct RevertOutcome {
+    /// Every receipt the worker reverted (also on a partial failure).
+    pub(crate) checkpoints: Vec<PublicEditCheckpoint>,
+    /// The selected receipt as it stands now.
+    pub(crate) checkpoint: PublicEditCheckpoint,
+    /// The revert failed (or stopped part-way) with this message.
+    pub(crate) error: Option<String>,
+    /// The chat could not be saved with the new states.
+    pub(crate) save_error: Option<String>,
 }
 
 // ------------------------------------------------------------------ Revert
 
 /// What a response's recovery control shows for its latest receipt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RevertView {
+pub(crate) enum RevertState {
     /// A Revert button (`retry` after an error, with `note` beneath).
     Button { retry: bool, title: String },
     /// The request is under way.
@@ -261,7 +85,7 @@ pub enum RevertView {
 }
 
 /// The file a receipt names, in words.
-pub fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
+pub(crate) fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
     if checkpoint.file_label == DEFAULT_EDIT_FILE_LABEL || checkpoint.file_label.is_empty() {
         "the current Typst document".to_owned()
     } else {
@@ -269,19 +93,19 @@ pub fn checkpoint_target(checkpoint: &PublicEditCheckpoint) -> String {
     }
 }
 
-pub fn revert_view(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertView {
+pub(crate) fn revert_state(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertState {
     let target = checkpoint_target(checkpoint);
     match checkpoint.status {
-        PublicCheckpointStatus::Reverted => RevertView::Reverted {
+        PublicCheckpointStatus::Reverted => RevertState::Reverted {
             title: format!("{target} was put back as it was before this response."),
         },
-        PublicCheckpointStatus::Unavailable => RevertView::Unavailable {
+        PublicCheckpointStatus::Unavailable => RevertState::Unavailable {
             reason: checkpoint
                 .unavailable_reason
                 .clone()
                 .unwrap_or_else(|| protocol::edit_checkpoint::DEFAULT_UNAVAILABLE_REASON.to_owned()),
         },
-        PublicCheckpointStatus::Applied => RevertView::Button {
+        PublicCheckpointStatus::Applied => RevertState::Button {
             retry: failed,
             title: format!(
                 "Put {target} back as it was before this response; later agent edits in this chat are undone first."
@@ -290,40 +114,40 @@ pub fn revert_view(checkpoint: &PublicEditCheckpoint, failed: bool) -> RevertVie
     }
 }
 
-impl RevertView {
-    pub fn label(&self) -> &'static str {
+impl RevertState {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
-            RevertView::Button { retry: false, .. } => "Revert",
-            RevertView::Button { retry: true, .. } => "Try revert again",
-            RevertView::Busy => "Reverting…",
-            RevertView::Reverted { .. } => "Changes reverted",
-            RevertView::Unavailable { .. } => "Revert unavailable",
+            RevertState::Button { retry: false, .. } => "Revert",
+            RevertState::Button { retry: true, .. } => "Try revert again",
+            RevertState::Busy => "Reverting…",
+            RevertState::Reverted { .. } => "Changes reverted",
+            RevertState::Unavailable { .. } => "Revert unavailable",
         }
     }
 
     /// `data-revert-state` of the control.
-    pub fn state(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
-            RevertView::Button { retry: false, .. } => "available",
-            RevertView::Button { retry: true, .. } => "error",
-            RevertView::Busy => "busy",
-            RevertView::Reverted { .. } => "success",
-            RevertView::Unavailable { .. } => "unavailable",
+            RevertState::Button { retry: false, .. } => "available",
+            RevertState::Button { retry: true, .. } => "error",
+            RevertState::Busy => "busy",
+            RevertState::Reverted { .. } => "success",
+            RevertState::Unavailable { .. } => "unavailable",
         }
     }
 }
 
 /// The texts of the Revert confirmation dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RevertDialogView {
-    pub subtitle: String,
-    pub warning: String,
-    pub detail: &'static str,
+pub(crate) struct RevertDialogText {
+    pub(crate) subtitle: String,
+    pub(crate) warning: String,
+    pub(crate) detail: &'static str,
 }
 
-pub fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogView {
+pub(crate) fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogText {
     let target = checkpoint_target(checkpoint);
-    RevertDialogView {
+    RevertDialogText {
         warning: format!("{target} goes back to how it was before this response."),
         subtitle: target,
         detail: "Later agent edits in this chat are undone first, newest first. If a step no longer matches the document in the editor, reverting stops there.",
@@ -332,7 +156,11 @@ pub fn revert_dialog(checkpoint: &PublicEditCheckpoint) -> RevertDialogView {
 
 /// Receipts from a revert answer (`checkpoints`, plus the selected
 /// `checkpoint` or the fallback), valid ones only, each id once.
-pub fn checkpoint_summaries(values: Option<&Value>, fallback: Option<&Value>, now: f64) -> Vec<PublicEditCheckpoint> {
+pub(crate) fn checkpoint_summaries(
+    values: Option<&Value>,
+    fallback: Option<&Value>,
+    now: f64,
+) -> Vec<PublicEditCheckpoint> {
     let mut out: Vec<PublicEditCheckpoint> = Vec::new();
     let listed = values.and_then(Value::as_array).into_iter().flatten();
     for value in listed.chain(fallback) {
@@ -347,7 +175,7 @@ pub fn checkpoint_summaries(values: Option<&Value>, fallback: Option<&Value>, no
 
 /// Writes `checkpoint` over every stored receipt with its id (editor-write
 /// results only). Returns how many receipts changed.
-pub fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEditCheckpoint) -> usize {
+pub(crate) fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEditCheckpoint) -> usize {
     let mut updated = 0;
     let fresh = checkpoint.to_value();
     for message in history.iter_mut() {
@@ -399,7 +227,7 @@ pub fn update_checkpoint_in_history(history: &mut [Value], checkpoint: &PublicEd
 // ------------------------------------------------------------------ Snapshots
 
 /// The badge of a snapshot kind.
-pub const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
+pub(crate) const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
     match kind {
         SnapshotKind::Manual => "Saved",
         SnapshotKind::Automatic => "Response",
@@ -407,7 +235,7 @@ pub const fn snapshot_badge(kind: SnapshotKind) -> &'static str {
     }
 }
 
-pub const fn snapshot_kind_class(kind: SnapshotKind) -> &'static str {
+pub(crate) const fn snapshot_kind_class(kind: SnapshotKind) -> &'static str {
     match kind {
         SnapshotKind::Manual => "manual",
         SnapshotKind::Automatic => "automatic",
@@ -421,7 +249,7 @@ const DAY_MS: f64 = 24.0 * HOUR_MS;
 
 /// A snapshot time relative to `now`, or `None` when it is a day or more
 /// old (the view then shows the browser's local date and time).
-pub fn relative_date(created_at: f64, now: f64) -> Option<String> {
+pub(crate) fn relative_date(created_at: f64, now: f64) -> Option<String> {
     if !created_at.is_finite() {
         return Some("Saved recently".to_owned());
     }
@@ -438,7 +266,7 @@ pub fn relative_date(created_at: f64, now: f64) -> Option<String> {
 }
 
 /// `N chars`, `N.Nk chars` below 10,000, `Nk chars` above.
-pub fn character_count(count: u64) -> String {
+pub(crate) fn character_count(count: u64) -> String {
     if count < 1_000 {
         format!("{count} chars")
     } else if count < 10_000 {
@@ -452,19 +280,19 @@ pub fn character_count(count: u64) -> String {
 
 /// The texts of the restore preview dialog.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RestoreDialogView {
-    pub title: &'static str,
+pub(crate) struct RestoreDialogContent {
+    pub(crate) title: &'static str,
     /// Shown instead of a diff.
-    pub note: Option<(String, &'static str)>,
-    pub preview: Option<DiffPreview>,
-    pub safety: &'static str,
-    pub confirm_label: &'static str,
-    pub confirm_disabled: bool,
-    pub snapshot: Option<PublicDocumentSnapshot>,
+    pub(crate) note: Option<(String, &'static str)>,
+    pub(crate) preview: Option<DiffPreview>,
+    pub(crate) safety: &'static str,
+    pub(crate) confirm_label: &'static str,
+    pub(crate) confirm_disabled: bool,
+    pub(crate) snapshot: Option<PublicDocumentSnapshot>,
 }
 
 /// The dialog for a `DOCUMENT_SNAPSHOT_PREVIEW` answer.
-pub fn restore_dialog(answer: &Value) -> RestoreDialogView {
+pub(crate) fn restore_dialog(answer: &Value) -> RestoreDialogContent {
     let no_changes = answer.get("noChanges").and_then(Value::as_bool) == Some(true);
     let preview = answer.get("preview").and_then(DiffPreview::parse);
     let snapshot = answer.get("snapshot").and_then(PublicDocumentSnapshot::parse_strict);
@@ -481,7 +309,7 @@ pub fn restore_dialog(answer: &Value) -> RestoreDialogView {
             .unwrap_or_else(|| "No diff can be shown. Restoring replaces the whole current document.".to_owned());
         Some((notice, "is-warning"))
     };
-    RestoreDialogView {
+    RestoreDialogContent {
         title: if no_changes {
             "Already at this snapshot"
         } else {
@@ -497,12 +325,12 @@ pub fn restore_dialog(answer: &Value) -> RestoreDialogView {
 }
 
 /// The warning of the delete confirmation.
-pub const DELETE_WARNING: &str =
+pub(crate) const DELETE_WARNING: &str =
     "The saved copy of the document is removed for good; it cannot be restored afterwards.";
 
 /// Snapshots of a `DOCUMENT_SNAPSHOT_LIST` answer (invalid rows are skipped)
 /// and its file label.
-pub fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
+pub(crate) fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
     let file = answer
         .get("fileLabel")
         .and_then(Value::as_str)
@@ -522,7 +350,7 @@ pub fn snapshot_list(answer: &Value) -> (String, Vec<PublicDocumentSnapshot>) {
 /// Appends a restore's editor-state update to `message` (deduplicated by
 /// snapshot id and time, the newest 16 kept). False when the value is not
 /// a valid update.
-pub fn append_editor_state_update(message: &mut Value, value: &Value, now: f64) -> bool {
+pub(crate) fn append_editor_state_update(message: &mut Value, value: &Value, now: f64) -> bool {
     let Some(update) = SnapshotRestoredUpdate::normalize(value, false, now) else {
         return false;
     };
@@ -550,9 +378,8 @@ pub fn append_editor_state_update(message: &mut Value, value: &Value, now: f64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    fn preview() -> Value {
+    fn diff_preview() -> Value {
         json!({"kind": "unified-diff", "fileLabel": "main.typ", "additions": 1, "deletions": 1,
                "hunks": [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "rows": [
                    {"kind": "context", "oldLine": 1, "newLine": 1, "text": "= Title"},
@@ -560,118 +387,20 @@ mod tests {
                    {"kind": "insert", "oldLine": null, "newLine": 2, "text": "new"}]}]})
     }
 
-    fn approval(effect: &str, with_preview: bool, truncated: bool) -> ApprovalRequired {
-        let mut value = json!({"callId": "c1", "name": "replace_lines", "identity": "builtin:replace_lines",
-            "effect": effect, "destination": "main.typ", "arguments": "{\n  \"a\": 1\n}",
-            "argumentChars": if truncated { 12_345 } else { 14 }, "argumentsTruncated": truncated,
-            "previewNotice": "Overlay unavailable"});
-        if with_preview {
-            value["preview"] = preview();
-        }
-        serde_json::from_value(value).expect("approval payload")
-    }
-
-    #[test]
-    fn editor_reviews_offer_apply_and_reject_with_the_diff_and_notice() {
-        let view = ApprovalView::from_event(&approval("editor-write", true, false));
-        assert!(view.editor_review);
-        assert_eq!(view.destination, "Destination: main.typ");
-        assert_eq!(view.notice.as_deref(), Some("Overlay unavailable"));
-        let actions: Vec<_> = view.choices.iter().map(|c| (c.label, c.action)).collect();
-        assert_eq!(
-            actions,
-            [
-                ("Apply changes", ApprovalAction::ApproveOnce),
-                ("Reject", ApprovalAction::Deny)
-            ]
-        );
-        assert_eq!(view.preview.as_ref().map(|p| p.hunks.len()), Some(1));
-        assert_eq!(view.arguments_summary, "Tool arguments (14 characters)");
-    }
-
-    #[test]
-    fn external_calls_offer_three_choices_and_no_diff() {
-        let view = ApprovalView::from_event(&approval("external", false, true));
-        assert!(!view.editor_review);
-        assert!(view.notice.is_none());
-        assert!(view.message.contains("replace_lines"));
-        let actions: Vec<_> = view.choices.iter().map(|c| c.action).collect();
-        assert_eq!(
-            actions,
-            [
-                ApprovalAction::ApproveOnce,
-                ApprovalAction::AllowRun,
-                ApprovalAction::Deny
-            ]
-        );
-        assert_eq!(
-            view.arguments_summary,
-            "Tool arguments (first 2,000 of 12,345 characters)"
-        );
-        // An editor write without a diff is not a review either.
-        assert!(!ApprovalView::from_event(&approval("editor-write", false, false)).editor_review);
-    }
-
-    #[test]
-    fn submitted_choices_set_the_pill() {
-        assert_eq!(
-            approval_submitted_status(true, ApprovalAction::ApproveOnce).text,
-            "applying…"
-        );
-        assert_eq!(approval_submitted_status(true, ApprovalAction::Deny).text, "rejected");
-        assert_eq!(
-            approval_submitted_status(false, ApprovalAction::AllowRun).text,
-            "running…"
-        );
-        assert_eq!(
-            approval_submitted_status(false, ApprovalAction::Deny).kind,
-            StatusKind::Err
-        );
-    }
-
-    #[test]
-    fn diff_parts_use_unified_headers_and_a_true_minus() {
-        let preview = DiffPreview::parse(&preview()).expect("valid preview");
-        assert_eq!(diff_stats(&preview), ("+1".to_owned(), "\u{2212}1".to_owned()));
-        assert_eq!(hunk_header(&preview.hunks[0]), "@@ -1,2 +1,2 @@");
-        let rows: Vec<_> = preview.hunks[0]
-            .rows
-            .iter()
-            .map(|r| (line_number(r.old_line), line_number(r.new_line), row_marker(r.kind)))
-            .collect();
-        assert_eq!(
-            rows,
-            [
-                ("1".to_owned(), "1".to_owned(), " "),
-                ("2".to_owned(), String::new(), "\u{2212}"),
-                (String::new(), "2".to_owned(), "+")
-            ]
-        );
-        assert_eq!(diff_title(&preview), "Proposed changes to main.typ");
-    }
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(group_thousands(0), "0");
-        assert_eq!(group_thousands(999), "999");
-        assert_eq!(group_thousands(1_000), "1,000");
-        assert_eq!(group_thousands(1_234_567), "1,234,567");
-    }
-
     fn receipt(id: &str, status: &str) -> Value {
         json!({"id": id, "status": status, "fileLabel": "main.typ", "createdAt": 5})
     }
 
     #[test]
-    fn revert_views_follow_the_receipt() {
+    fn revert_states_follow_the_receipt() {
         let applied = PublicEditCheckpoint::normalize(&receipt("edit-1", "applied"), false, 0.0).expect("receipt");
-        assert_eq!(revert_view(&applied, false).label(), "Revert");
-        assert_eq!(revert_view(&applied, true).label(), "Try revert again");
+        assert_eq!(revert_state(&applied, false).label(), "Revert");
+        assert_eq!(revert_state(&applied, true).label(), "Try revert again");
         let reverted = PublicEditCheckpoint::normalize(&receipt("edit-1", "reverted"), false, 0.0).expect("receipt");
-        assert_eq!(revert_view(&reverted, false).label(), "Changes reverted");
+        assert_eq!(revert_state(&reverted, false).label(), "Changes reverted");
         let imported = PublicEditCheckpoint::normalize(&receipt("edit-1", "applied"), true, 0.0).expect("receipt");
-        match revert_view(&imported, false) {
-            RevertView::Unavailable { reason } => assert!(reason.contains("exports")),
+        match revert_state(&imported, false) {
+            RevertState::Unavailable { reason } => assert!(reason.contains("exports")),
             other => panic!("unexpected {other:?}"),
         }
         let unnamed = PublicEditCheckpoint::normalize(&json!({"id": "edit-2", "status": "applied"}), false, 0.0)
@@ -748,7 +477,7 @@ mod tests {
     #[test]
     fn restore_dialogs_show_a_diff_a_notice_or_nothing_to_do() {
         let with_diff = restore_dialog(&json!({"ok": true, "snapshot": snapshot("snapshot-1"),
-            "noChanges": false, "preview": preview()}));
+            "noChanges": false, "preview": diff_preview()}));
         assert!(with_diff.preview.is_some() && with_diff.note.is_none() && !with_diff.confirm_disabled);
         assert_eq!(with_diff.confirm_label, "Restore");
         let notice = restore_dialog(&json!({"ok": true, "snapshot": snapshot("snapshot-1"),

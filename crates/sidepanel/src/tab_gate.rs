@@ -1,24 +1,26 @@
-//! What the panel shows for the state it is in.
+//! The tab gate: which tab the panel's window shows, whether that is
+//! typst.app (else the banner asks to switch) and which project it opened
+//! (else the toast asks for one).
 
 /// The panel's knowledge of its window's active tab.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ActiveTab {
-    pub id: Option<i64>,
-    pub url: String,
+pub(crate) struct ActiveTab {
+    pub(crate) id: Option<i64>,
+    pub(crate) url: String,
 }
 
-pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
 
-pub const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
-pub const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
+pub(crate) const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
+pub(crate) const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
 
 impl ActiveTab {
-    pub fn on_typst(&self) -> bool {
+    pub(crate) fn on_typst(&self) -> bool {
         self.url.starts_with(TYPST_APP_PREFIX)
     }
 
     /// The project id in `https://typst.app/project/<id>`, as the URL has it.
-    pub fn project_id(&self) -> Option<&str> {
+    pub(crate) fn project_id(&self) -> Option<&str> {
         if !self.on_typst() {
             return None;
         }
@@ -28,40 +30,32 @@ impl ActiveTab {
     }
 }
 
-/// The status line under the header.
+/// A message for the toast.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub is_error: bool,
+pub(crate) struct Notice {
+    pub(crate) text: String,
+    pub(crate) is_error: bool,
 }
 
-/// The banner shows off typst.app; on typst.app without a project the status
-/// line asks for one.
+/// The banner shows off typst.app; on typst.app without a project the toast
+/// asks for one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TabGate {
-    pub banner_visible: bool,
-    pub status: Option<Status>,
-    pub project_id: Option<String>,
+pub(crate) struct TabGate {
+    pub(crate) banner_visible: bool,
+    pub(crate) notice: Option<Notice>,
+    pub(crate) project_id: Option<String>,
 }
 
-pub fn tab_gate(tab: &ActiveTab) -> TabGate {
+pub(crate) fn tab_gate(tab: &ActiveTab) -> TabGate {
     let project_id = tab.project_id().map(str::to_owned);
-    let status = (tab.on_typst() && project_id.is_none()).then(|| Status {
+    let notice = (tab.on_typst() && project_id.is_none()).then(|| Notice {
         text: NO_PROJECT_TEXT.to_owned(),
         is_error: true,
     });
     TabGate {
         banner_visible: !tab.on_typst(),
-        status,
+        notice,
         project_id,
-    }
-}
-
-/// Only `'light'` switches the theme; everything else is the dark default.
-pub fn theme_name(answer: Option<&str>) -> &'static str {
-    match answer {
-        Some("light") => "light",
-        _ => "dark",
     }
 }
 
@@ -90,22 +84,15 @@ mod tests {
     fn the_gate_follows_the_active_tab() {
         let off = tab_gate(&tab("https://example.com/"));
         assert!(off.banner_visible);
-        assert_eq!(off.status, None);
+        assert_eq!(off.notice, None);
         let home = tab_gate(&tab("https://typst.app/"));
         assert!(!home.banner_visible);
-        assert_eq!(home.status.map(|s| s.is_error), Some(true));
+        assert_eq!(home.notice.map(|s| s.is_error), Some(true));
         let project = tab_gate(&tab("https://typst.app/project/p1"));
         assert_eq!(
-            (project.banner_visible, project.status, project.project_id.as_deref()),
+            (project.banner_visible, project.notice, project.project_id.as_deref()),
             (false, None, Some("p1"))
         );
         assert!(tab_gate(&ActiveTab::default()).banner_visible);
-    }
-
-    #[test]
-    fn only_light_is_light() {
-        assert_eq!(theme_name(Some("light")), "light");
-        assert_eq!(theme_name(Some("Light")), "dark");
-        assert_eq!(theme_name(None), "dark");
     }
 }

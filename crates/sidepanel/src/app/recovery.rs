@@ -1,5 +1,5 @@
-//! The controller's editor-write flows: the Edits permission, approval
-//! answers, a response's Revert and the document snapshots.
+//! The controller's document-recovery flows: a response's Revert and the
+//! document snapshots (list, preview, restore, delete).
 //!
 //! The shell owns the controls and dialogs; these flows do the requests,
 //! re-check the tab, project, chat and history they were opened for (a
@@ -8,127 +8,22 @@
 //! shell can update the control that started the flow.
 
 use super::{Controller, Shell};
-use crate::edits;
-use crate::history::History;
-use crate::worker_client::WorkerError;
+use crate::recovery::{self, RecoveryScope, RevertOutcome};
 use protocol::MessageType;
-use protocol::constants::EditorApprovalMode;
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
-use protocol::payloads::ApprovalAction;
 use serde_json::{Value, json};
 use std::rc::Rc;
 
 /// Refused before a revert or snapshot action when the panel is not on the
 /// chat's project.
-pub const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
+pub(crate) const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
 /// Shown when the tab, project or chat changed while a dialog was open.
-pub const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
-
-/// The tab, project, chat and history a revert or snapshot action belongs to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecoveryScope {
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
-    history: History,
-}
-
-impl RecoveryScope {
-    fn payload(&self) -> serde_json::Map<String, Value> {
-        let mut map = serde_json::Map::new();
-        map.insert("tabId".to_owned(), json!(self.tab_id));
-        map.insert("projectId".to_owned(), json!(self.project_id));
-        map.insert("sessionId".to_owned(), json!(self.session_id));
-        map
-    }
-}
-
-/// How a revert ended.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RevertOutcome {
-    /// Every receipt the worker reverted (also on a partial failure).
-    pub checkpoints: Vec<PublicEditCheckpoint>,
-    /// The selected receipt as it stands now.
-    pub checkpoint: PublicEditCheckpoint,
-    /// The revert failed (or stopped part-way) with this message.
-    pub error: Option<String>,
-    /// The chat could not be saved with the new states.
-    pub save_error: Option<String>,
-}
+pub(crate) const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
 
 impl<S: Shell + 'static> Controller<S> {
-    // ------------------------------------------------------------ Edits control
-
-    /// The Edits menu: saves the mode at once (only that field), shows it
-    /// while saving, and puts the previous mode back when the save fails.
-    pub async fn set_editor_approval_mode(self: &Rc<Self>, mode: EditorApprovalMode) {
-        let (previous, settings) = {
-            let mut state = self.state.borrow_mut();
-            let previous = state.settings.editor_approval_mode;
-            if previous == mode || state.editor_mode_saving || state.streaming || state.transitions.has_active_send() {
-                return;
-            }
-            state.editor_mode_saving = true;
-            state.settings.editor_approval_mode = mode;
-            (previous, state.settings.clone())
-        };
-        self.update_composer();
-        let answer = self
-            .request(
-                MessageType::SaveSettings,
-                json!({ "settings": settings.to_map(), "fields": ["editorApprovalMode"] }),
-            )
-            .await;
-        match answer {
-            Ok(saved) => {
-                let committed = saved.get("settings").filter(|s| s.is_object()).map(|value| {
-                    let mut state = self.state.borrow_mut();
-                    state.settings.editor_approval_mode =
-                        protocol::constants::EditorApprovalMode::normalize(value.get("editorApprovalMode"));
-                    state.settings.editor_approval_mode
-                });
-                self.shell.status(
-                    edits::permission_saved_status(committed.unwrap_or(mode)),
-                    false,
-                    Some(1_500),
-                );
-            }
-            Err(error) => {
-                self.state.borrow_mut().settings.editor_approval_mode = previous;
-                self.status(&format!("The Edits setting was not saved: {}", error.message), true);
-            }
-        }
-        self.state.borrow_mut().editor_mode_saving = false;
-        self.update_composer();
-    }
-
-    // ------------------------------------------------------------ approvals
-
-    /// An approval banner's button: `AI_TOOL_APPROVAL_RESOLVE` for exactly
-    /// this run and call. `Ok(false)`: the call no longer waits (it timed
-    /// out or the run ended), so the choice changed nothing.
-    pub async fn resolve_approval(
-        &self,
-        run_id: &str,
-        call_id: &str,
-        action: ApprovalAction,
-    ) -> Result<bool, WorkerError> {
-        let answer = self
-            .shell
-            .request(
-                MessageType::AiToolApprovalResolve,
-                json!({ "callId": call_id, "action": action }),
-                Some(run_id.to_owned()),
-            )
-            .await?;
-        Ok(answer.get("ok").and_then(Value::as_bool) == Some(true))
-    }
-
-    // ------------------------------------------------------------ scope
-
     /// The scope a Revert or Snapshot action acts on, when one is allowed now.
-    pub fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
+    pub(crate) fn recovery_scope(&self) -> Result<RecoveryScope, &'static str> {
         let state = self.state.borrow();
         let session = state.session.as_ref();
         match (state.tab_id, state.project_id.as_ref(), session) {
@@ -139,12 +34,12 @@ impl<S: Shell + 'static> Controller<S> {
                     && !project_id.is_empty()
                     && session.project_id == *project_id =>
             {
-                Ok(RecoveryScope {
+                Ok(RecoveryScope::new(
                     tab_id,
-                    project_id: project_id.clone(),
-                    session_id: session.id.clone(),
-                    history: state.history.clone(),
-                })
+                    project_id.clone(),
+                    session.id.clone(),
+                    state.history.clone(),
+                ))
             }
             _ => Err(SCOPE_UNAVAILABLE),
         }
@@ -155,16 +50,10 @@ impl<S: Shell + 'static> Controller<S> {
         self.recovery_scope().is_ok_and(|now| now == *scope)
     }
 
-    fn now(&self) -> f64 {
-        js_now()
-    }
-
-    // ------------------------------------------------------------ Revert
-
     /// The confirmed Revert of `checkpoint`: `EDIT_CHECKPOINT_REVERT`, then
     /// every reverted receipt (also the partial progress of a failure) is
     /// written into the chat, shown, and the chat saved.
-    pub async fn revert_checkpoint(
+    pub(crate) async fn revert_checkpoint(
         self: &Rc<Self>,
         scope: RecoveryScope,
         checkpoint: PublicEditCheckpoint,
@@ -184,7 +73,7 @@ impl<S: Shell + 'static> Controller<S> {
         let answer = self
             .request(MessageType::EditCheckpointRevert, Value::Object(payload))
             .await;
-        let now = self.now();
+        let now = self.shell.now_ms();
         match answer {
             Ok(data) => {
                 let mut fallback = checkpoint.clone();
@@ -194,11 +83,11 @@ impl<S: Shell + 'static> Controller<S> {
                     .filter(|c| c.is_object())
                     .cloned()
                     .unwrap_or_else(|| fallback.to_value());
-                outcome.checkpoints = edits::checkpoint_summaries(data.get("checkpoints"), Some(&fallback), now);
+                outcome.checkpoints = recovery::checkpoint_summaries(data.get("checkpoints"), Some(&fallback), now);
             }
             Err(error) => {
                 let partial = error.details.as_ref().and_then(|d| d.get("checkpoints")).cloned();
-                outcome.checkpoints = edits::checkpoint_summaries(partial.as_ref(), None, now);
+                outcome.checkpoints = recovery::checkpoint_summaries(partial.as_ref(), None, now);
                 outcome.error = Some(if error.message.is_empty() {
                     "The changes could not be reverted.".to_owned()
                 } else {
@@ -212,9 +101,9 @@ impl<S: Shell + 'static> Controller<S> {
         if outcome.checkpoints.is_empty() {
             return outcome;
         }
-        let messages = scope.history.update(|messages| {
+        let messages = scope.history().update(|messages| {
             for summary in &outcome.checkpoints {
-                edits::update_checkpoint_in_history(messages, summary);
+                recovery::update_checkpoint_in_history(messages, summary);
             }
         });
         self.shell.show_checkpoints(&outcome.checkpoints);
@@ -231,10 +120,8 @@ impl<S: Shell + 'static> Controller<S> {
         outcome
     }
 
-    // ------------------------------------------------------------ Snapshots
-
     /// `DOCUMENT_SNAPSHOT_LIST` for the open chat: the file and its snapshots.
-    pub async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
+    pub(crate) async fn list_snapshots(&self) -> Result<(RecoveryScope, String, Vec<PublicDocumentSnapshot>), String> {
         let scope = self.recovery_scope().map_err(str::to_owned)?;
         let answer = self
             .request(MessageType::DocumentSnapshotList, Value::Object(scope.payload()))
@@ -243,12 +130,12 @@ impl<S: Shell + 'static> Controller<S> {
         if !self.scope_is_current(&scope) {
             return Err(SCOPE_CHANGED.to_owned());
         }
-        let (file, snapshots) = edits::snapshot_list(&answer);
+        let (file, snapshots) = recovery::snapshot_list(&answer);
         Ok((scope, file, snapshots))
     }
 
     /// `DOCUMENT_SNAPSHOT_PREVIEW`: the answer the restore dialog shows.
-    pub async fn preview_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<Value, String> {
+    pub(crate) async fn preview_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<Value, String> {
         if !self.scope_is_current(scope) {
             return Err(SCOPE_CHANGED.to_owned());
         }
@@ -274,7 +161,11 @@ impl<S: Shell + 'static> Controller<S> {
     /// The confirmed restore: `DOCUMENT_SNAPSHOT_RESTORE`, then the returned
     /// editor-state update goes onto the chat's last message and the chat
     /// is saved (later turns then know the document was replaced).
-    pub async fn restore_snapshot(self: &Rc<Self>, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+    pub(crate) async fn restore_snapshot(
+        self: &Rc<Self>,
+        scope: &RecoveryScope,
+        snapshot_id: &str,
+    ) -> Result<(), String> {
         if !self.scope_is_current(scope) {
             self.status(SCOPE_CHANGED, true);
             return Err(SCOPE_CHANGED.to_owned());
@@ -319,11 +210,11 @@ impl<S: Shell + 'static> Controller<S> {
         if !self.scope_is_current(scope) {
             return Err("the Typst project or chat changed before it could be noted.".to_owned());
         }
-        let now = self.now();
+        let now = self.shell.now_ms();
         let mut valid = true;
-        let messages = scope.history.update(|messages| {
+        let messages = scope.history().update(|messages| {
             if let Some(last) = messages.last_mut() {
-                valid = edits::append_editor_state_update(last, update, now);
+                valid = recovery::append_editor_state_update(last, update, now);
             }
         });
         if !valid {
@@ -338,7 +229,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// The confirmed delete: `DOCUMENT_SNAPSHOT_DELETE`.
-    pub async fn delete_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
+    pub(crate) async fn delete_snapshot(&self, scope: &RecoveryScope, snapshot_id: &str) -> Result<(), String> {
         if !self.scope_is_current(scope) {
             self.status(SCOPE_CHANGED, true);
             return Err(SCOPE_CHANGED.to_owned());
@@ -360,17 +251,4 @@ impl<S: Shell + 'static> Controller<S> {
             }
         }
     }
-}
-
-/// Wall-clock milliseconds (only used to date receipts without a time).
-#[cfg(target_arch = "wasm32")]
-fn js_now() -> f64 {
-    js_sys::Date::now()
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-fn js_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64() * 1_000.0)
 }

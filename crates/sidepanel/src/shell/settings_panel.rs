@@ -41,7 +41,7 @@ fn set_select(id: &str, value: &str) {
 
 /// Fills the General form. `with_text` is false while the user has unsaved
 /// edits there, so a model change elsewhere does not erase them.
-pub fn fill_general(settings: &Settings, with_text: bool) {
+pub(crate) fn fill_general(settings: &Settings, with_text: bool) {
     if with_text {
         if let Some(prompt) = dom::textarea("system-prompt") {
             prompt.set_value(&settings.system_prompt);
@@ -68,7 +68,7 @@ pub fn fill_general(settings: &Settings, with_text: bool) {
     }
 }
 
-pub fn read_general() -> GeneralForm {
+pub(crate) fn read_general() -> GeneralForm {
     GeneralForm {
         system_prompt: dom::textarea("system-prompt").map(|t| t.value()).unwrap_or_default(),
         history_cap: input_value("history-cap"),
@@ -82,7 +82,7 @@ fn badge(class: &str, text: &str) -> Element {
 }
 
 /// Rebuilds `#model-registry`.
-pub fn render_registry(settings: &Settings) {
+pub(crate) fn render_registry(settings: &Settings) {
     let Some(root) = by_id("model-registry") else {
         return;
     };
@@ -140,7 +140,7 @@ pub fn render_registry(settings: &Settings) {
 }
 
 /// Shows the model form filled for `record` (editing) or empty (adding).
-pub fn open_model_form(record: Option<&ModelRecord>) {
+pub(crate) fn open_model_form(record: Option<&ModelRecord>) {
     let form = ModelForm::for_record(record);
     if let Some(title) = by_id("model-form-title") {
         title.set_text_content(Some(if record.is_some() { "Edit model" } else { "Add model" }));
@@ -164,7 +164,7 @@ pub fn open_model_form(record: Option<&ModelRecord>) {
     }
 }
 
-pub fn close_model_form() {
+pub(crate) fn close_model_form() {
     if let Some(element) = by_id("model-form") {
         dom::set_hidden(&element, true);
     }
@@ -173,7 +173,7 @@ pub fn close_model_form() {
     }
 }
 
-pub fn read_model_form() -> ModelForm {
+pub(crate) fn read_model_form() -> ModelForm {
     ModelForm {
         id: input_value("model-form-id"),
         name: input_value("mf-name"),
@@ -187,11 +187,11 @@ pub fn read_model_form() -> ModelForm {
 }
 
 /// The cleartext acknowledgement binds one origin: editing the URL clears it.
-pub fn untick_insecure() {
+pub(crate) fn untick_insecure() {
     set_checked("mf-insecure", false);
 }
 
-pub fn show_theme(theme: &str) {
+pub(crate) fn show_theme(theme: &str) {
     if let Some(root) = dom::document().and_then(|d| d.document_element()) {
         let _ = root.set_attribute("data-theme", theme);
     }
@@ -215,7 +215,7 @@ pub fn show_theme(theme: &str) {
 }
 
 /// Opens or closes the settings panel.
-pub fn set_open(open: bool) {
+pub(crate) fn set_open(open: bool) {
     if let Some(panel) = by_id("settings-panel") {
         let _ = panel.class_list().toggle_with_force("collapsed", !open);
         dom::set_hidden(&panel, !open);
@@ -226,12 +226,12 @@ pub fn set_open(open: bool) {
     }
 }
 
-pub fn is_open() -> bool {
+pub(crate) fn is_open() -> bool {
     by_id("settings-panel").is_some_and(|p| !dom::is_hidden(&p))
 }
 
 /// Shows one settings tab.
-pub fn show_tab(tab: SettingsTab) {
+pub(crate) fn show_tab(tab: SettingsTab) {
     let name = match tab {
         SettingsTab::General => "general",
         SettingsTab::Models => "models",

@@ -1,0 +1,80 @@
+//! Following the window's active tab: the banner off typst.app, the
+//! project a tab opened, and that project's chats.
+
+use super::{Controller, Shell};
+use crate::tab_gate::{self, Notice};
+use crate::worker_client::WorkerError;
+use std::rc::Rc;
+
+impl<S: Shell + 'static> Controller<S> {
+    /// Follows the window's active tab: banner, project, that project's chats.
+    pub(crate) async fn sync_tab(self: &Rc<Self>) -> Result<(), WorkerError> {
+        let epoch = self.state.borrow_mut().transitions.next_tab_sync();
+        let tab = self.shell.active_tab().await.unwrap_or_default();
+        if !self.state.borrow().transitions.is_tab_sync_current(epoch) {
+            return Ok(());
+        }
+        let gate = tab_gate::tab_gate(&tab.active_tab());
+        let changed_project = {
+            let mut state = self.state.borrow_mut();
+            state.on_typst = !gate.banner_visible;
+            state.tab_id = tab.id;
+            state.window_id = tab.window_id;
+            if state.on_typst {
+                (gate.project_id != state.project_id).then(|| {
+                    state.project_id = gate.project_id.clone();
+                    state.transitions.next_session_switch();
+                    state.attachments.clear();
+                    gate.project_id.clone()
+                })
+            } else {
+                state.project_id = None;
+                state.transitions.next_session_switch();
+                None
+            }
+        };
+        self.shell
+            .show_tab_gate(gate.banner_visible, gate.project_id.as_deref());
+        self.update_composer();
+        if gate.banner_visible {
+            self.status("", false);
+        } else {
+            match changed_project {
+                Some(Some(project_id)) => {
+                    let attachments = self.state.borrow().attachments.clone();
+                    self.shell.show_attachments(&attachments);
+                    self.load_sessions_for_project(&project_id, Some(epoch)).await?;
+                    let current = {
+                        let state = self.state.borrow();
+                        state.transitions.is_tab_sync_current(epoch)
+                            && state.project_id.as_deref() == Some(project_id.as_str())
+                    };
+                    if !current {
+                        return Ok(());
+                    }
+                    self.status("", false);
+                }
+                Some(None) => {
+                    let attachments = self.state.borrow().attachments.clone();
+                    self.shell.show_attachments(&attachments);
+                    self.show_notice(gate.notice.as_ref());
+                }
+                None => self.show_notice(gate.notice.as_ref()),
+            }
+        }
+        self.update_composer();
+        Ok(())
+    }
+
+    /// What the gate asks of the user in the toast (on typst.app without a
+    /// project: to open one).
+    fn show_notice(&self, notice: Option<&Notice>) {
+        if let Some(notice) = notice {
+            self.status(&notice.text, notice.is_error);
+        }
+    }
+
+    pub(super) fn is_tab_sync_current(&self, epoch: Option<u64>) -> bool {
+        epoch.is_none_or(|e| self.state.borrow().transitions.is_tab_sync_current(e))
+    }
+}

@@ -1,0 +1,15 @@
+//! The panel's flows driven natively, one file per flow, over the fake shell
+//! and worker of `fakes.rs`.
+
+mod fakes;
+
+mod attachments;
+mod chat_names;
+mod chats;
+mod reconnect;
+mod recovery;
+mod run_events;
+mod send;
+mod settings;
+mod start;
+mod stop;

@@ -1,0 +1,81 @@
+//! THE PANEL'S ONLY HTML SINK: the one place a string of HTML becomes DOM.
+//!
+//! Its only input is the sanitised, audited output of
+//! `chat::markdown::render` (the model's Markdown). A `<template>` element
+//! parses that string inertly (no script runs, nothing loads), then every
+//! element of the result is audited a second time against the same
+//! allowlist before the fragment is adopted into the page; anything refused
+//! at any step is shown as plain text instead. No other code in the panel
+//! assigns an HTML string: everything else goes in as text nodes.
+
+use crate::chat::markdown::{self, MarkdownError};
+use crate::dom;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{DocumentFragment, Element, HtmlTemplateElement};
+
+const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
+
+/// Replaces `element`'s content with `text` rendered as Markdown, or with
+/// `text` as plain text when rendering is refused at any step.
+pub(super) fn render_markdown_into(element: &Element, text: &str) {
+    match markdown_fragment(text) {
+        Ok(fragment) => element.replace_children_with_node_1(&fragment),
+        Err(error) => {
+            web_sys::console::warn_1(&JsValue::from_str(&format!(
+                "Typst Side Agent: Markdown shown as text ({}): {error}",
+                error.code()
+            )));
+            element.set_text_content(Some(text));
+        }
+    }
+}
+
+/// THE ONLY PLACE THE PANEL PARSES AN HTML STRING. Its input is the
+/// sanitised, audited output of `chat::markdown::render`; a `<template>`
+/// parses it inertly (no script runs, nothing loads), and every element of
+/// the result is checked against the same allowlist before it is adopted.
+fn markdown_fragment(text: &str) -> Result<DocumentFragment, MarkdownError> {
+    let html = markdown::render(text)?;
+    let template: HtmlTemplateElement = dom::document()
+        .and_then(|d| d.create_element("template").ok())
+        .and_then(|t| t.dyn_into().ok())
+        .ok_or(MarkdownError::Malformed)?;
+    template.set_inner_html(&html);
+    let fragment = template.content();
+    audit_fragment(&fragment)?;
+    Ok(fragment)
+}
+
+/// Walks every element of `fragment` (iteratively: answers can nest deeply).
+fn audit_fragment(fragment: &DocumentFragment) -> Result<(), MarkdownError> {
+    let mut stack: Vec<Element> = Vec::new();
+    let mut next = fragment.first_element_child();
+    while let Some(element) = next {
+        next = element.next_element_sibling();
+        stack.push(element);
+    }
+    while let Some(element) = stack.pop() {
+        let name = element.local_name();
+        if element.namespace_uri().as_deref() != Some(HTML_NAMESPACE) {
+            return Err(MarkdownError::ForbiddenElement(name));
+        }
+        markdown::element_allowed(&name)?;
+        let mut has_href = false;
+        for attribute in element.get_attribute_names().iter() {
+            let attribute = attribute.as_string().unwrap_or_default();
+            let value = element.get_attribute(&attribute).unwrap_or_default();
+            markdown::attribute_allowed(&name, &attribute, &value)?;
+            has_href |= attribute == "href";
+        }
+        if name == "a" {
+            markdown::link_complete(has_href)?;
+        }
+        let mut child = element.first_element_child();
+        while let Some(element) = child {
+            child = element.next_element_sibling();
+            stack.push(element);
+        }
+    }
+    Ok(())
+}

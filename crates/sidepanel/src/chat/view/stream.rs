@@ -1,0 +1,276 @@
+//! The streaming answer of a run: what [`AssistantStream`] does with each
+//! run event, and how `Inner` mirrors the stream model's changes (text at
+//! most once per animation frame, Markdown once per closed segment).
+
+use super::banners::{self, ApprovalBanner};
+use super::html_sink::render_markdown_into;
+use super::reasoning::{append_reasoning, close_reasoning, reasoning_block};
+use super::tool_block::{apply_summary, find_tool_block, remove_banner, set_status, tool_block};
+use super::{AssistantStream, Inner};
+use crate::chat::labels::{self, ToolStatus};
+use crate::chat::model::{Change, ResponseStatus};
+use crate::dom::{self, el};
+use crate::edit_review::ApprovalPrompt;
+use protocol::payloads::{
+    ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo,
+};
+use serde_json::{Map, Value};
+use std::rc::Rc;
+use wasm_bindgen::JsCast;
+
+impl AssistantStream {
+    /// Runs `f` on the inner state if this stream is still the open one.
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> Option<R> {
+        let mut inner = self.view.inner.borrow_mut();
+        if inner.stream.as_ref().map(|s| s.id) != Some(self.id) {
+            return None;
+        }
+        Some(f(&mut inner))
+    }
+
+    /// `AI_STREAM_BATCH`: appends in order; text shows at the next frame.
+    pub(crate) fn apply_batch(&self, items: &[StreamItem]) {
+        self.with(|inner| {
+            let follow = inner.near_bottom();
+            let changes = match inner.stream.as_mut() {
+                Some(stream) => stream.model.apply_batch(items),
+                None => return,
+            };
+            if !changes.is_empty() {
+                inner.apply_changes(changes);
+                inner.finish_mutation(follow);
+            }
+            inner.request_frame();
+        });
+    }
+
+    /// `AI_TOOL_CALLS`: closes the open segment and adds a running block per call.
+    pub(crate) fn add_tool_calls(&self, calls: &[ToolCallInfo]) {
+        self.with(|inner| {
+            inner.flush();
+            let follow = inner.near_bottom();
+            let changes = match inner.stream.as_mut() {
+                Some(stream) => stream.model.add_tool_calls(calls),
+                None => return,
+            };
+            inner.apply_changes(changes);
+            inner.finish_mutation(follow);
+        });
+    }
+
+    /// `AI_TOOL_RESULT`: the block's pill shows the result summary.
+    pub(crate) fn set_tool_result(&self, call_id: &str, name: &str, result: &Map<String, Value>) {
+        self.with(|inner| {
+            inner.flush();
+            let follow = inner.near_bottom();
+            let Some(stream) = inner.stream.as_mut() else { return };
+            if !stream.model.set_tool_result(call_id, result) {
+                return;
+            }
+            let Some(block) = find_tool_block(&stream.body, call_id) else {
+                return;
+            };
+            remove_banner(&block);
+            inner.preflight_actions.remove(call_id);
+            inner.approval_actions.remove(call_id);
+            apply_summary(&block, &labels::result_summary(name, &Value::Object(result.clone())));
+            inner.finish_mutation(follow);
+        });
+    }
+
+    /// `AI_TOOL_PREFLIGHT_WAITING`: a banner in the call's block with Retry
+    /// and Skip, which call `on_action` with `Retry` or `Cancel`.
+    pub(crate) fn show_preflight(&self, waiting: &PreflightWaiting, on_action: impl Fn(PreflightAction) + 'static) {
+        self.with(|inner| {
+            let follow = inner.near_bottom();
+            let Some(block) = inner
+                .stream
+                .as_ref()
+                .and_then(|s| find_tool_block(&s.body, &waiting.call_id))
+            else {
+                return;
+            };
+            let prompt = labels::preflight_prompt(&waiting.name, &waiting.missing, &waiting.hint);
+            set_status(&block, &prompt.status);
+            remove_banner(&block);
+            let banner = banners::preflight_banner(&prompt);
+            let _ = block.append_child(&banner);
+            inner
+                .preflight_actions
+                .insert(waiting.call_id.clone(), Rc::new(on_action));
+            inner.finish_mutation(follow);
+        });
+    }
+
+    /// `AI_TOOL_APPROVAL_REQUIRED`: the approval banner (the complete diff
+    /// for an editor review) in the call's block; a click calls `on_choice`
+    /// with the action and the banner to show the outcome on.
+    pub(crate) fn show_approval(
+        &self,
+        approval: &ApprovalRequired,
+        on_choice: impl Fn(ApprovalAction, ApprovalBanner) + 'static,
+    ) {
+        self.with(|inner| {
+            let follow = inner.near_bottom();
+            let Some(block) = inner
+                .stream
+                .as_ref()
+                .and_then(|s| find_tool_block(&s.body, &approval.call_id))
+            else {
+                return;
+            };
+            let prompt = ApprovalPrompt::from_event(approval);
+            set_status(&block, &labels::approval_waiting_status());
+            remove_banner(&block);
+            let banner = banners::approval_banner(&prompt);
+            let _ = banner.set_attribute(
+                "data-editor-review",
+                if prompt.editor_review { "true" } else { "false" },
+            );
+            let _ = block.append_child(&banner);
+            inner
+                .approval_actions
+                .insert(approval.call_id.clone(), Rc::new(on_choice));
+            inner.finish_mutation(follow);
+        });
+    }
+
+    /// `AI_TOOL_PREFLIGHT_READY`: the banner goes, the call runs again.
+    pub(crate) fn clear_preflight(&self, call_id: &str) {
+        self.with(|inner| {
+            inner.preflight_actions.remove(call_id);
+            if let Some(block) = inner.stream.as_ref().and_then(|s| find_tool_block(&s.body, call_id)) {
+                remove_banner(&block);
+                set_status(&block, &ToolStatus::running());
+            }
+        });
+    }
+
+    /// Whether anything worth keeping arrived (text, reasoning or tool calls).
+    pub(crate) fn has_output(&self) -> bool {
+        self.with(|inner| inner.stream.as_ref().is_some_and(|s| s.model.has_output()))
+            .unwrap_or(false)
+    }
+
+    /// Ends the stream: the last text segment gets its Markdown render.
+    /// Returns the display message to save, or `None` (and removes the
+    /// bubble) when nothing arrived.
+    pub(crate) fn finish(&self, status: ResponseStatus) -> Option<Value> {
+        self.with(|inner| inner.finish_stream(status)).flatten()
+    }
+}
+
+impl Inner {
+    pub(super) fn cancel_frame(&mut self) {
+        if let Some(handle) = self.frame.take()
+            && let Some(window) = web_sys::window()
+        {
+            let _ = window.cancel_animation_frame(handle);
+        }
+        self.follow_at_request = None;
+    }
+
+    /// Asks for one frame to show pending text; a frame already requested
+    /// covers it (this is the once-per-frame batching).
+    fn request_frame(&mut self) {
+        if self.frame.is_some() {
+            return;
+        }
+        let Some(callback) = self.frame_callback.as_ref() else {
+            return;
+        };
+        let Some(window) = web_sys::window() else { return };
+        let follow = self.near_bottom();
+        if let Ok(handle) = window.request_animation_frame(callback.as_ref().unchecked_ref()) {
+            self.frame = Some(handle);
+            self.follow_at_request = Some(follow);
+        }
+    }
+
+    /// Shows text that arrived since the last frame: the new suffix only,
+    /// as text nodes (unfinished Markdown stays inert).
+    pub(super) fn flush(&mut self) {
+        let follow_at_request = self.follow_at_request;
+        self.cancel_frame();
+        let follow = follow_at_request.unwrap_or_else(|| self.near_bottom());
+        let Some(stream) = self.stream.as_mut() else { return };
+        let pending = stream.model.take_pending();
+        let mut changed = false;
+        if let (Some(text), Some((_, node))) = (pending.text, stream.text.as_ref()) {
+            let _ = node.append_data(&text);
+            changed = true;
+        }
+        if let (Some((text, _total)), Some(reasoning)) = (pending.reasoning, stream.reasoning.as_ref()) {
+            append_reasoning(reasoning, &text);
+            changed = true;
+        }
+        if changed {
+            self.finish_mutation(follow);
+        }
+    }
+
+    fn apply_changes(&mut self, changes: Vec<Change>) {
+        let Some(stream) = self.stream.as_mut() else { return };
+        for change in changes {
+            match change {
+                Change::OpenReasoning => {
+                    let (block, parts) = reasoning_block("", true);
+                    let _ = stream.body.append_child(&block);
+                    stream.reasoning = parts;
+                }
+                Change::CloseReasoning { pending } => {
+                    if let Some(reasoning) = stream.reasoning.take() {
+                        if !pending.is_empty() {
+                            append_reasoning(&reasoning, &pending);
+                        }
+                        close_reasoning(&reasoning);
+                    }
+                }
+                Change::OpenText => {
+                    let Some(node) = dom::text_node("") else { continue };
+                    let content = el("div").class("msg-content").build();
+                    let _ = content.append_child(&node);
+                    let _ = stream.body.append_child(&content);
+                    stream.text = Some((content, node));
+                }
+                Change::CloseText { markdown } => {
+                    if let Some((content, _)) = stream.text.take() {
+                        render_markdown_into(&content, &markdown);
+                    }
+                }
+                Change::AddTools(calls) => {
+                    for call in &calls {
+                        let _ = stream.body.append_child(&tool_block(call, None));
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn finish_stream(&mut self, status: ResponseStatus) -> Option<Value> {
+        self.flush();
+        let follow = self.near_bottom();
+        let changes = self.stream.as_mut().map(|s| s.model.finish()).unwrap_or_default();
+        self.apply_changes(changes);
+        let stream = self.stream.take()?;
+        self.preflight_actions.clear();
+        self.approval_actions.clear();
+        let _ = stream.group.class_list().remove_1("streaming");
+        let entry = stream.model.display_entry(status);
+        if let Some(entry) = &entry {
+            let complete = status == ResponseStatus::Complete;
+            if complete {
+                self.remove_snapshot_buttons();
+            }
+            self.add_recovery_control(&stream.group, entry, complete);
+        }
+        if entry.is_none() {
+            stream.group.remove();
+            if self.messages.child_element_count() == 0 {
+                self.show_empty_state();
+            }
+        }
+        self.finish_mutation(follow);
+        entry
+    }
+}
