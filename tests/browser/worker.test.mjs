@@ -11,6 +11,7 @@ const MAIN_WORLD_FILES = [
   'src/content/bridge-protocol.js',
   'src/content/workspace.js',
   'src/content/diagnostics.js',
+  'src/content/inline-diff.js',
   'src/content/main.js',
 ];
 
