@@ -19,7 +19,7 @@ use crate::request::PageError;
 use protocol::diff_preview::DiffRowKind;
 use protocol::error::ErrorCode;
 use protocol::js;
-use protocol::limits::{self, MAX_NOTICE_CHARS};
+use protocol::limits::{self, MAX_EDIT_WARNING_CHARS, MAX_INLINE_DIFF_ROWS};
 use protocol::page_response::{MAX_PAGE_ERROR_CHARS, PageResponseData};
 use protocol::payloads::{CallRef, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, parse_payload};
@@ -42,15 +42,6 @@ pub const INVALID_CALL_ID: &str = ErrorCode::InvalidCallId.as_str();
 /// editor's viewport, outside CodeMirror's own DOM.
 pub const EDITOR_DIFF_SURFACE: &str = "editor-diff-surface";
 
-/// Most diff rows the page draws; beyond them it shows a truncation notice
-/// and the panel's complete diff is the review. The page script keeps a copy
-/// (`LIMITS.MAX_INLINE_DIFF_ROWS`), checked by a test in this crate.
-pub const MAX_INLINE_DIFF_ROWS: u64 = 2_000;
-
-/// Longest warning a preview answer may carry: it becomes the approval
-/// banner's notice, which is bounded by [`MAX_NOTICE_CHARS`].
-pub const MAX_EDIT_WARNING_CHARS: u32 = MAX_NOTICE_CHARS;
-
 /// What changed on the page since the change set was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StaleReason {
@@ -64,6 +55,7 @@ pub enum StaleReason {
 }
 
 impl StaleReason {
+    /// The page's `staleReason` string.
     pub const fn as_str(self) -> &'static str {
         match self {
             StaleReason::File => "file",
@@ -72,6 +64,7 @@ impl StaleReason {
         }
     }
 
+    /// The reason a `staleReason` string names, if any.
     pub fn from_wire(value: &str) -> Option<StaleReason> {
         [StaleReason::File, StaleReason::Editor, StaleReason::Document]
             .into_iter()
@@ -82,13 +75,32 @@ impl StaleReason {
 /// The page declined the request; the document was not changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditRefusal {
-    EditorUnavailable { message: String },
-    Stale { reason: StaleReason, message: String },
-    Busy { message: String },
-    InvalidPreparedEdit { message: String },
+    /// No editor on the page ([`EDITOR_UNAVAILABLE`]).
+    EditorUnavailable {
+        /// The page's sentence.
+        message: String,
+    },
+    /// The editor moved on ([`STALE_EDIT_PREVIEW`]).
+    Stale {
+        /// What moved on.
+        reason: StaleReason,
+        /// The page's sentence.
+        message: String,
+    },
+    /// Another run or call owns the overlay ([`EDIT_PREVIEW_BUSY`]).
+    Busy {
+        /// The page's sentence.
+        message: String,
+    },
+    /// The change set does not fit the live text ([`INVALID_PREPARED_EDIT`]).
+    InvalidPreparedEdit {
+        /// The page's sentence.
+        message: String,
+    },
 }
 
 impl EditRefusal {
+    /// The page's code for this refusal.
     pub fn code(&self) -> &'static str {
         match self {
             EditRefusal::EditorUnavailable { .. } => EDITOR_UNAVAILABLE,
@@ -98,6 +110,7 @@ impl EditRefusal {
         }
     }
 
+    /// The page's sentence.
     pub fn message(&self) -> &str {
         match self {
             EditRefusal::EditorUnavailable { message }
@@ -107,6 +120,7 @@ impl EditRefusal {
         }
     }
 
+    /// What moved on, for a stale refusal.
     pub fn stale_reason(&self) -> Option<StaleReason> {
         match self {
             EditRefusal::Stale { reason, .. } => Some(*reason),
@@ -119,11 +133,14 @@ impl EditRefusal {
 /// changed), or the request never got a trustworthy answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditError {
+    /// The page said no; nothing changed.
     Refused(EditRefusal),
+    /// The bridge failed, or the answer broke the contract.
     Page(PageError),
 }
 
 impl EditError {
+    /// The refusal's or the page error's code.
     pub fn code(&self) -> &str {
         match self {
             EditError::Refused(refusal) => refusal.code(),
@@ -131,6 +148,7 @@ impl EditError {
         }
     }
 
+    /// The refusal's or the page error's sentence.
     pub fn message(&self) -> &str {
         match self {
             EditError::Refused(refusal) => refusal.message(),
@@ -138,6 +156,7 @@ impl EditError {
         }
     }
 
+    /// What moved on, for a stale refusal.
     pub fn stale_reason(&self) -> Option<StaleReason> {
         match self {
             EditError::Refused(refusal) => refusal.stale_reason(),
@@ -171,8 +190,11 @@ impl std::error::Error for EditError {}
 pub struct PreviewDrawn {
     /// At least one changed row is visible.
     pub shown: bool,
+    /// Changes of the prepared edit the drawing stands for.
     pub changes_previewed: u64,
+    /// Inserted rows drawn.
     pub additions_rendered: u64,
+    /// Deleted rows drawn.
     pub deletions_rendered: u64,
     /// Only the first [`MAX_INLINE_DIFF_ROWS`] rows are drawn.
     pub truncated: bool,
@@ -185,18 +207,22 @@ pub struct PreviewDrawn {
 /// panel's diff is the review; the page overlay only mirrors it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PreviewOutcome {
+    /// The overlay is on the page.
     Drawn(PreviewDrawn),
     /// Drawing failed on the page; nothing of it is left behind.
     Unavailable {
+        /// Why, for the approval banner.
         warning: String,
     },
 }
 
 impl PreviewOutcome {
+    /// Whether at least one changed row is visible over the editor.
     pub fn shown(&self) -> bool {
         matches!(self, PreviewOutcome::Drawn(drawn) if drawn.shown)
     }
 
+    /// The notice for the approval banner, if any.
     pub fn warning(&self) -> Option<&str> {
         match self {
             PreviewOutcome::Drawn(drawn) => drawn.warning.as_deref(),
@@ -208,6 +234,7 @@ impl PreviewOutcome {
 /// The answer to `PAGE_APPLY_EDIT`: one CodeMirror transaction was dispatched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EditApplied {
+    /// Changes in the dispatched transaction.
     pub edits_applied: u64,
     /// Echoes the request: the user approved this exact diff in Ask mode.
     pub reviewed_diff: bool,
@@ -418,9 +445,9 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
         && deletions <= deleted_rows
         && shown == (additions + deletions > 0)
         && if truncated {
-            all_rows > MAX_INLINE_DIFF_ROWS
+            all_rows > u64::from(MAX_INLINE_DIFF_ROWS)
         } else {
-            additions == inserted_rows && deletions == deleted_rows && all_rows <= MAX_INLINE_DIFF_ROWS
+            additions == inserted_rows && deletions == deleted_rows && all_rows <= u64::from(MAX_INLINE_DIFF_ROWS)
         }
         && warning.is_some() == (!shown || truncated);
     if !consistent {
