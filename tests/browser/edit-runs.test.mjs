@@ -13,7 +13,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
-import { forEachBuild } from './suite.mjs';
+import { forEachBuild, sharedFixture } from './suite.mjs';
 
 const LAYER = '#typst-side-agent-inline-diff-rows';
 
@@ -115,34 +115,40 @@ function editScript(plans) {
 
 const RENAME = { search: '= Harness Thesis', replace: '= Harness Dissertation' };
 
+/** Waits until the tab's page bridge answers the worker. */
+async function bridgeReady(h, tab) {
+  await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: tab.tabId, projection: 'identity' }))?.payload?.ok === true,
+    { timeout: 45_000, message: 'the page bridge answers' });
+}
+
 forEachBuild('edits in agent runs', get => {
   const endpoint = new ModelEndpoint();
-  let tab = null;
-  let projectId = null;
-  let original = null;
 
-  it('opens the fixture project', async () => {
-    const h = get();
+  // Shared by the tests, each of which sets the document's text itself: the
+  // routed endpoint, the run-event listener, and one fixture project with
+  // its text as loaded.
+  const project = sharedFixture(async h => {
     h.useModelEndpoint(endpoint);
     await listen(h);
-    tab = await h.openFixtureTab({ cm: 'latest' });
-    projectId = new URL(tab.url).pathname.split('/').pop();
-    await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: tab.tabId, projection: 'identity' }))?.payload?.ok === true,
-      { timeout: 45_000, message: 'the page bridge answers' });
-    original = await text(tab.page);
+    const tab = await h.openFixtureTab({ cm: 'latest' });
+    await bridgeReady(h, tab);
+    return { tab, projectId: new URL(tab.url).pathname.split('/').pop(), original: await text(tab.page) };
   });
+
+  /** The harness with the shared project ready, and the project. */
+  async function prepared() {
+    const h = get();
+    return { h, ...(await project(h)) };
+  }
 
   for (const variant of [{ cm: 'latest', csp: false }, { cm: '6.38', csp: true }]) {
     const label = `CodeMirror ${variant.cm}${variant.csp ? ", CSP script-src 'self'" : ''}`;
     it(`Ask: the proposal is drawn and reviewed, and Apply changes the document exactly (${label})`, async () => {
-      const h = get();
+      const { h, tab, original } = await prepared();
       const own = variant.cm === 'latest' ? null : await h.openFixtureTab(variant);
       const target = own ?? tab;
       const project = new URL(target.url).pathname.split('/').pop();
-      if (own) {
-        await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: own.tabId, projection: 'identity' }))?.payload?.ok === true,
-          { timeout: 45_000, message: 'the page bridge answers' });
-      }
+      if (own) await bridgeReady(h, own);
       await setText(target.page, original);
       const runId = `run-ask-apply-${variant.cm}`;
       endpoint.setScript(editScript({ [runId]: [{ id: 'edit-apply', name: 'search_replace', args: RENAME }] }));
@@ -179,7 +185,7 @@ forEachBuild('edits in agent runs', get => {
   }
 
   it('Ask: Reject leaves the document untouched and removes the overlay', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({ 'ask-reject': [{ id: 'edit-reject', name: 'search_replace', args: RENAME }] }));
     const { sessionId, messages } = await chat(h, projectId, 'Rename it, maybe');
@@ -194,7 +200,7 @@ forEachBuild('edits in agent runs', get => {
   });
 
   it('Auto approve applies without a review', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({
       'auto-apply': [{ id: 'edit-auto', name: 'replace_lines', args: { start_line: 9, end_line: 9, new_content: '#lorem(30)' } }]
@@ -212,7 +218,7 @@ forEachBuild('edits in agent runs', get => {
   });
 
   it('typing in the editor between the proposal and Apply fails closed', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({ 'ask-stale': [{ id: 'edit-stale', name: 'search_replace', args: RENAME }] }));
     const { sessionId, messages } = await chat(h, projectId, 'Rename while I type');
@@ -228,7 +234,7 @@ forEachBuild('edits in agent runs', get => {
   });
 
   it('Stop during the review removes the overlay and changes nothing', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({ 'ask-stop': [{ id: 'edit-stop', name: 'search_replace', args: RENAME }] }));
     const { sessionId, messages } = await chat(h, projectId, 'Rename, then I stop');
@@ -244,7 +250,7 @@ forEachBuild('edits in agent runs', get => {
   });
 
   it('two responses with edits: reverting the older one restores the original text', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({
       'revert-first': [{ id: 'edit-first', name: 'search_replace', args: RENAME }],
@@ -271,7 +277,7 @@ forEachBuild('edits in agent runs', get => {
   });
 
   it('a completed run leaves a snapshot; restoring it saves a rescue copy of the current text first', async () => {
-    const h = get();
+    const { h, tab, projectId, original } = await prepared();
     await setText(tab.page, original);
     endpoint.setScript(editScript({ 'snapshot-run': [{ id: 'edit-snap', name: 'search_replace', args: RENAME }] }));
     const { sessionId, messages } = await chat(h, projectId, 'Edit and keep a snapshot');

@@ -60,12 +60,20 @@ function fold(events) {
 }
 
 forEachBuild('model endpoint fixture', get => {
-  let endpoint;
-
-  it("answers a streamed request from the service worker's fetch with the scripted SSE and records it", async () => {
+  // Each test routes an endpoint of its own (in front of any earlier one) and
+  // removes it at the end, so its recorded requests are its own.
+  async function withEndpoint(test) {
     const h = get();
-    endpoint = new ModelEndpoint({ script });
-    h.useModelEndpoint(endpoint);
+    const endpoint = new ModelEndpoint({ script });
+    const remove = h.useModelEndpoint(endpoint);
+    try {
+      await test(h, endpoint);
+    } finally {
+      remove();
+    }
+  }
+
+  it("answers a streamed request from the service worker's fetch with the scripted SSE and records it", () => withEndpoint(async (h, endpoint) => {
     const body = {
       model: 'fixture-tools',
       stream: true,
@@ -94,10 +102,9 @@ forEachBuild('model endpoint fixture', get => {
     assert.equal(recorded.method, 'POST');
     assert.equal(recorded.headers.authorization, 'Bearer fixture-key');
     assert.match(recorded.headers['content-type'], /application\/json/);
-  });
+  }));
 
-  it('answers stream:false with one JSON completion', async () => {
-    const h = get();
+  it('answers stream:false with one JSON completion', () => withEndpoint(async (h, endpoint) => {
     const result = await fetchFromWorker(h, endpoint.url, { model: 'fixture-tools', stream: false, messages: [] });
     assert.equal(result.status, 200);
     assert.match(result.contentType, /^application\/json/);
@@ -110,19 +117,18 @@ forEachBuild('model endpoint fixture', get => {
       tool_calls: [{ id: 'call-read-1', type: 'function', function: { name: 'read_file', arguments: JSON.stringify(TOOL_ARGS) } }],
     });
     assert.equal(completion.choices[0].finish_reason, 'tool_calls');
-    assert.equal(endpoint.requests.length, 2);
-    assert.equal(endpoint.requests[1].body.stream, false);
-  });
+    assert.equal(endpoint.requests.length, 1);
+    assert.equal(endpoint.requests[0].body.stream, false);
+  }));
 
-  it('still routes the fetch of a worker that was stopped and woken again', async () => {
-    const h = get();
+  it('still routes the fetch of a worker that was stopped and woken again', () => withEndpoint(async (h, endpoint) => {
     await h.stopWorker();
     await h.request('LOAD_THEME');
     const result = await fetchFromWorker(h, endpoint.url, { model: 'plain', stream: true, messages: [] });
     assert.equal(result.status, 200);
     assert.deepEqual(fold(parseSse(result.text)), { content: 'Plain fixture reply – ok.', reasoning: '', finish: 'stop', calls: [] });
-    assert.equal(endpoint.requests.length, 3);
+    assert.equal(endpoint.requests.length, 1);
     assert.deepEqual(endpoint.errors, []);
     assert.deepEqual(endpoint.unmatched, []);
-  });
+  }));
 });

@@ -17,7 +17,7 @@
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { forEachBuild } from './suite.mjs';
+import { forEachBuild, sharedFixture } from './suite.mjs';
 import { poll } from './harness.mjs';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
@@ -470,69 +470,141 @@ function documentText(page) {
   return page.evaluate(() => window.__typstFixture.text());
 }
 
+const RENAME_THESIS = { search: '= Harness Thesis', replace: '= Harness Dissertation' };
+
+/** Sends `request` and waits for the editor review of `callId` in the panel. */
+async function askForEdit(panel, request, callId, message) {
+  await send(panel, request);
+  await panel.waitFor(id => !!document.querySelector(`.tool-block[data-call-id="${id}"] .tool-edit-approval .edit-diff`),
+    callId, { timeout: 45_000, message });
+}
+
+/** Answers the review of `callId` and waits until `answers` answers are done. */
+async function answerReview(panel, callId, action, answers, message) {
+  await panel.evaluate(([id, choice]) => document
+    .querySelector(`.tool-block[data-call-id="${id}"] .tool-approval-btn[data-approval-action="${choice}"]`).click(), [callId, action]);
+  await waitForAnswer(panel, answers, message);
+}
+
+/** The first answer, applied: the heading renamed after its review. */
+async function applyRename(panel) {
+  await askForEdit(panel, 'Rename the thesis', 'edit-apply', 'the editor review in the panel');
+  await answerReview(panel, 'edit-apply', 'approve_once', 1, 'the first answer');
+  await panel.waitFor(() => document.querySelector('.tool-block[data-call-id="edit-apply"] .tool-status')?.textContent === 'applied · reviewed',
+    undefined, { message: 'the reviewed result' });
+}
+
+/** The second answer, rejected: nothing changes. */
+async function rejectMethodRename(panel) {
+  await askForEdit(panel, 'Rename the method', 'edit-reject', 'the second review');
+  await answerReview(panel, 'edit-reject', 'deny', 2, 'the second answer');
+}
+
+/** Reverts the first answer through its Revert dialog and waits for the result. */
+async function revertFirstAnswer(panel) {
+  await panel.evaluate(click, '#messages .msg-assistant .edit-revert-button');
+  await panel.waitFor(visible, '#revert-dialog-layer', { message: 'the Revert dialog' });
+  await panel.evaluate(click, '#revert-dialog-confirm');
+  await panel.waitFor(() => document.querySelector('#messages .msg-assistant .edit-revert-control')?.dataset.revertState === 'success',
+    undefined, { timeout: 45_000, message: 'the revert to finish' });
+}
+
+/**
+ * Restores the latest answer's snapshot from its popover; returns the kinds
+ * the list showed and the restore dialog as it was before Restore.
+ */
+async function restoreResponseSnapshot(panel) {
+  await panel.evaluate(click, '#messages .response-snapshot-button');
+  await panel.waitFor(() => !!document.querySelector('#snapshot-list .snapshot-item'), undefined, { message: 'the snapshot list' });
+  const items = await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
+    .map(item => item.querySelector('.snapshot-kind')?.textContent));
+  await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
+    .find(item => item.querySelector('.snapshot-kind')?.textContent === 'Response')
+    .querySelector('[data-action="restore"]').click());
+  await panel.waitFor(visible, '#snapshot-dialog-layer', { message: 'the restore preview' });
+  const dialog = await panel.evaluate(() => ({
+    title: document.getElementById('snapshot-dialog-title').textContent,
+    diff: !!document.querySelector('#snapshot-dialog-body .edit-diff'),
+    safety: document.querySelector('#snapshot-dialog-body .snapshot-dialog-safety')?.textContent,
+    confirm: document.getElementById('snapshot-dialog-confirm').textContent,
+    disabled: document.getElementById('snapshot-dialog-confirm').disabled,
+  }));
+  await panel.evaluate(click, '#snapshot-dialog-confirm');
+  await panel.waitFor(() => document.getElementById('snapshot-dialog-layer').hidden, undefined,
+    { timeout: 45_000, message: 'the restore to finish' });
+  return { items, dialog };
+}
+
 forEachBuild('panel edits: review, revert and snapshots through the worker', get => {
   const endpoint = new ModelEndpoint();
-  let fixture = null;
-  let panel = null;
-  let original = null;
-  let projectId = null;
-
-  it('opens the panel beside the fixture editor', async () => {
-    const h = get();
+  const routed = sharedFixture(async h => {
     h.useModelEndpoint(endpoint);
+  });
+
+  /**
+   * Each test's own start: the edit script, the fixture model, a new fixture
+   * project with the panel beside it, and the document's text as loaded.
+   */
+  async function openEditPanel() {
+    const h = get();
+    await routed(h);
     endpoint.setScript(panelEditScript({
-      'Rename the thesis': [{ id: 'edit-apply', name: 'search_replace', args: { search: '= Harness Thesis', replace: '= Harness Dissertation' } }],
+      'Rename the thesis': [{ id: 'edit-apply', name: 'search_replace', args: RENAME_THESIS }],
       'Rename the method': [{ id: 'edit-reject', name: 'search_replace', args: { search: '== Method', replace: '== Approach' } }],
     }));
     await useFixtureModel(h, endpoint);
-    ({ fixture, panel } = await openPanel(h));
-    projectId = projectOf(fixture.url);
+    const { fixture, panel } = await openPanel(h);
     await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: fixture.tabId, projection: 'identity' }))?.payload?.ok === true,
       { timeout: 45_000, message: 'the page bridge answers' });
-    original = await documentText(fixture.page);
-  });
+    return { h, fixture, panel, projectId: projectOf(fixture.url), original: await documentText(fixture.page) };
+  }
+
+  async function close({ panel, fixture }) {
+    await panel.close();
+    await fixture.page.close();
+  }
 
   it('Ask: the panel shows the diff, and Apply changes the document exactly', async () => {
-    await send(panel, 'Rename the thesis');
-    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="edit-apply"] .tool-edit-approval .edit-diff'),
-      undefined, { timeout: 45_000, message: 'the editor review in the panel' });
+    const edit = await openEditPanel();
+    const { fixture, panel, original } = edit;
+    await askForEdit(panel, 'Rename the thesis', 'edit-apply', 'the editor review in the panel');
     const rows = await panel.evaluate(() => [...document.querySelectorAll('.tool-block[data-call-id="edit-apply"] .edit-diff-row')]
       .filter(row => !row.classList.contains('edit-diff-context'))
       .map(row => [...row.children].map(cell => cell.textContent)));
     assert.deepEqual(rows, [['1', '', '\u2212', '= Harness Thesis'], ['', '1', '+', '= Harness Dissertation']]);
     assert.equal(await documentText(fixture.page), original, 'nothing changes before Apply');
-    await panel.evaluate(click, '.tool-block[data-call-id="edit-apply"] .tool-approval-btn[data-approval-action="approve_once"]');
-    await waitForAnswer(panel, 1, 'the first answer');
+    await answerReview(panel, 'edit-apply', 'approve_once', 1, 'the first answer');
     assert.equal(await documentText(fixture.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
     await panel.waitFor(() => document.querySelector('.tool-block[data-call-id="edit-apply"] .tool-status')?.textContent === 'applied · reviewed',
       undefined, { message: 'the reviewed result' });
     const [first] = await panel.evaluate(answers);
     assert.equal(first.control.revert, 'Revert');
     assert.equal(first.control.snapshot, true);
+    await close(edit);
   });
 
   it('Ask: Reject leaves the document as it was', async () => {
+    const edit = await openEditPanel();
+    const { fixture, panel } = edit;
+    await applyRename(panel);
     const before = await documentText(fixture.page);
-    await send(panel, 'Rename the method');
-    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="edit-reject"] .tool-edit-approval'),
-      undefined, { timeout: 45_000, message: 'the second review' });
-    await panel.evaluate(click, '.tool-block[data-call-id="edit-reject"] .tool-approval-btn[data-approval-action="deny"]');
-    await waitForAnswer(panel, 2, 'the second answer');
+    await askForEdit(panel, 'Rename the method', 'edit-reject', 'the second review');
+    await answerReview(panel, 'edit-reject', 'deny', 2, 'the second answer');
     assert.equal(await documentText(fixture.page), before);
     const [first, second] = await panel.evaluate(answers);
     assert.match(second.tools[0].status, /.+/);
     assert.equal(await panel.evaluate(() => document.querySelector('.tool-block[data-call-id="edit-reject"] .tool-status')?.classList.contains('tool-status-err')), true);
     assert.equal(first.control.snapshot, false, 'the newer complete answer took the Snapshot button');
     assert.equal(second.control?.snapshot, true);
+    await close(edit);
   });
 
   it('Revert on the first answer restores the original text and is saved in the chat', async () => {
-    const h = get();
-    await panel.evaluate(click, '#messages .msg-assistant .edit-revert-button');
-    await panel.waitFor(visible, '#revert-dialog-layer', { message: 'the Revert dialog' });
-    await panel.evaluate(click, '#revert-dialog-confirm');
-    await panel.waitFor(() => document.querySelector('#messages .msg-assistant .edit-revert-control')?.dataset.revertState === 'success',
-      undefined, { timeout: 45_000, message: 'the revert to finish' });
+    const edit = await openEditPanel();
+    const { h, fixture, panel, projectId, original } = edit;
+    await applyRename(panel);
+    await rejectMethodRename(panel);
+    await revertFirstAnswer(panel);
     assert.equal(await documentText(fixture.page), original);
     const [meta] = await h.request('SESSION_LIST', { projectId });
     const stored = await poll(async () => {
@@ -541,33 +613,21 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
       return answer?.segments?.find(s => s.type === 'tools')?.results?.['edit-apply']?.editCheckpoint?.status === 'reverted' && session;
     }, { message: 'the reverted receipt in the stored chat' });
     assert.ok(stored);
+    await close(edit);
   });
 
   it('Snapshot: restoring the answer\'s snapshot shows its diff, keeps a rescue copy and notes it in the chat', async () => {
-    const h = get();
-    await panel.evaluate(click, '#messages .response-snapshot-button');
-    await panel.waitFor(() => !!document.querySelector('#snapshot-list .snapshot-item'), undefined, { message: 'the snapshot list' });
-    const items = await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
-      .map(item => item.querySelector('.snapshot-kind')?.textContent));
+    const edit = await openEditPanel();
+    const { h, fixture, panel, projectId, original } = edit;
+    await applyRename(panel);
+    await rejectMethodRename(panel);
+    await revertFirstAnswer(panel);
+    const { items, dialog } = await restoreResponseSnapshot(panel);
     assert.ok(items.includes('Response'), JSON.stringify(items));
-    await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
-      .find(item => item.querySelector('.snapshot-kind')?.textContent === 'Response')
-      .querySelector('[data-action="restore"]').click());
-    await panel.waitFor(visible, '#snapshot-dialog-layer', { message: 'the restore preview' });
-    const dialog = await panel.evaluate(() => ({
-      title: document.getElementById('snapshot-dialog-title').textContent,
-      diff: !!document.querySelector('#snapshot-dialog-body .edit-diff'),
-      safety: document.querySelector('#snapshot-dialog-body .snapshot-dialog-safety')?.textContent,
-      confirm: document.getElementById('snapshot-dialog-confirm').textContent,
-      disabled: document.getElementById('snapshot-dialog-confirm').disabled,
-    }));
     assert.equal(dialog.title, 'Restore this snapshot?');
     assert.equal(dialog.diff, true);
     assert.match(dialog.safety, /Before restore/);
     assert.deepEqual([dialog.confirm, dialog.disabled], ['Restore', false]);
-    await panel.evaluate(click, '#snapshot-dialog-confirm');
-    await panel.waitFor(() => document.getElementById('snapshot-dialog-layer').hidden, undefined,
-      { timeout: 45_000, message: 'the restore to finish' });
     assert.equal(await documentText(fixture.page), original.replace('= Harness Thesis', '= Harness Dissertation'));
     const [meta] = await h.request('SESSION_LIST', { projectId });
     const session = await poll(async () => {
@@ -577,10 +637,16 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
     assert.equal(session.messages.at(-1).editorStateUpdates[0].kind, 'snapshot-restored');
     const listed = await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id });
     assert.ok(listed.snapshots.some(snapshot => snapshot.kind === 'rescue'), 'a "Before restore" copy was kept');
+    await close(edit);
   });
 
   it('Snapshot: deleting asks first, removes the copy and reopens the list', async () => {
-    const h = get();
+    const edit = await openEditPanel();
+    const { h, fixture, panel, projectId } = edit;
+    await applyRename(panel);
+    await rejectMethodRename(panel);
+    await revertFirstAnswer(panel);
+    await restoreResponseSnapshot(panel);
     const [meta] = await h.request('SESSION_LIST', { projectId });
     await panel.evaluate(click, '#messages .response-snapshot-button');
     await panel.waitFor(() => [...document.querySelectorAll('#snapshot-list .snapshot-kind')].some(kind => kind.textContent === 'Recovery'),
@@ -606,7 +672,6 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
     undefined, { timeout: 45_000, message: 'the list to reopen without the deleted copy' });
     const after = await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id });
     assert.equal(after.snapshots.filter(snapshot => snapshot.kind === 'rescue').length, rescue.length - 1);
-    await panel.close();
-    await fixture.page.close();
+    await close(edit);
   });
 });

@@ -12,7 +12,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
-import { forEachBuild } from './suite.mjs';
+import { forEachBuild, sharedFixture } from './suite.mjs';
 
 const FIXTURE_BASE_URL = 'https://model.fixture/v1';
 const REPLY = 'The fixture document has one heading.';
@@ -90,20 +90,64 @@ async function addModelThroughForm(panel, { name, url, key = 'sk-fixture', model
   await panel.evaluate(click, '#mf-save');
 }
 
-forEachBuild('panel shell', get => {
-  let fixture = null;
-  let panel = null;
-  let endpoint = null;
+/** The model the form test adds, saved directly (for the tests that need a model). */
+async function saveFixtureModel(h) {
+  const model = {
+    id: 'fixture-model-entry',
+    name: 'Fixture',
+    apiBaseUrl: FIXTURE_BASE_URL,
+    apiKey: 'sk-fixture',
+    modelId: 'fixture-model',
+    supportsVision: true,
+    reasoningEffort: 'low',
+  };
+  await h.request('SAVE_SETTINGS', {
+    settings: { models: [model], activeModelId: model.id },
+    fields: ['models', 'activeModelId'],
+  });
+}
 
-  it('opens settings on the Models tab on first run, with no model', async () => {
-    const h = get();
-    endpoint = new ModelEndpoint({ script: () => [step.content(REPLY, { chunks: 3 }), step.finish('stop')] });
+forEachBuild('panel shell', get => {
+  // One scripted endpoint for the suite, routed once; each test sets its script.
+  const endpoint = new ModelEndpoint();
+  const routed = sharedFixture(async h => {
     h.useModelEndpoint(endpoint);
-    fixture = await h.openFixtureTab({ cm: 'latest' });
+  });
+  const answerWithReply = () => [step.content(REPLY, { chunks: 3 }), step.finish('stop')];
+
+  /**
+   * Each test's own start: no saved settings (the first run) or just the
+   * fixture model, the default answer, a new fixture project, and the real
+   * panel beside it.
+   */
+  async function openShell({ model }) {
+    const h = get();
+    await routed(h);
+    endpoint.setScript(answerWithReply);
+    await h.control.evaluate(key => chrome.storage.local.remove(key), 'typstAgent.settings');
+    if (model) await saveFixtureModel(h);
+    const fixture = await h.openFixtureTab({ cm: 'latest' });
     await h.activateTab(fixture.tabId);
     const { windowId } = await h.tabInfo(fixture.tabId);
-    panel = await h.openSidePanel({ windowId });
+    const panel = await h.openSidePanel({ windowId });
     await panel.waitForReady();
+    return { h, fixture, panel, projectId: new URL(fixture.url).pathname.split('/').pop() };
+  }
+
+  /** Opens Settings from the header, as the user does. */
+  async function openSettings(panel) {
+    await panel.evaluate(click, '#settings-toggle');
+    await panel.waitFor(visible, '#settings-panel', { message: 'settings to open' });
+  }
+
+  async function close({ panel, fixture }) {
+    await panel.close();
+    await fixture.page.close();
+  }
+
+  it('opens settings on the Models tab on first run, with no model', async () => {
+    const shell = await openShell({ model: false });
+    const { panel } = shell;
 
     await panel.waitFor(visible, '#settings-panel', { message: 'settings to open on first run' });
     const state = await panel.evaluate(() => ({
@@ -125,10 +169,13 @@ forEachBuild('panel shell', get => {
     await panel.evaluate(click, '#model-current');
     assert.match(await panel.evaluate(text, '#model-list'), /Settings → Models/);
     await panel.evaluate(click, '#model-current');
+    await close(shell);
   });
 
   it('adds models through the form (endpoint policy, cleartext acknowledgement) and selects one from the menu', async () => {
-    const h = get();
+    const shell = await openShell({ model: false });
+    const { h, panel } = shell;
+    await panel.waitFor(visible, '#settings-panel', { message: 'settings to open on first run' });
     // Missing fields: refused with an error toast, nothing stored.
     await panel.evaluate(click, '#add-model-btn');
     await panel.evaluate(click, '#mf-save');
@@ -185,10 +232,13 @@ forEachBuild('panel shell', get => {
     await panel.evaluate(id => document.querySelector(`#model-registry [data-model-id="${id}"] [data-action="delete"]`).click(), lan.id);
     await poll(async () => (await settings(h)).models.length === 1, { message: 'LAN model removed' });
     assert.equal((await settings(h)).activeModelId, fixtureModel.id);
+    await close(shell);
   });
 
   it('saves General settings (fields, shortcut, theme) and the composer follows the shortcut', async () => {
-    const h = get();
+    const shell = await openShell({ model: true });
+    const { h, panel } = shell;
+    await openSettings(panel);
     await panel.evaluate(click, '.settings-tab[data-tab="general"]');
     await panel.waitFor(visible, '[data-pane="general"]');
     const modelId = (await settings(h)).activeModelId;
@@ -229,10 +279,13 @@ forEachBuild('panel shell', get => {
     await poll(async () => (await h.request('LOAD_THEME', {})) === 'light', { message: 'light theme saved' });
     await panel.evaluate(click, '#theme-switch [data-theme="dark"]');
     await poll(async () => (await h.request('LOAD_THEME', {})) === 'dark', { message: 'dark theme saved' });
+    await close(shell);
   });
 
   it('shows the About dialog with the manifest version, and Escape closes it, then settings', async () => {
-    const h = get();
+    const shell = await openShell({ model: true });
+    const { h, panel } = shell;
+    await openSettings(panel);
     await panel.evaluate(click, '#about-settings-button');
     await panel.waitFor(visible, '#about-dialog-layer');
     const about = await panel.evaluate(() => ({
@@ -263,11 +316,12 @@ forEachBuild('panel shell', get => {
     await panel.evaluate(click, '#about-dialog-close');
     assert.equal(await panel.evaluate(visible, '#about-dialog-layer'), false);
     assert.equal(await panel.evaluate(() => document.activeElement?.id), 'about-icon-button');
+    await close(shell);
   });
 
   it('creates, renames, switches and deletes chats from the session menu', async () => {
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
     const list = () => h.request('SESSION_LIST', { projectId });
     const first = await poll(async () => {
       const sessions = await list();
@@ -325,11 +379,12 @@ forEachBuild('panel shell', get => {
     }, { message: 'a fresh chat after deleting the last' });
     assert.equal(fresh.name, 'New chat');
     await panel.evaluate(click, 'body');
+    await close(shell);
   });
 
   it('sends a message from the composer and the scripted model endpoint receives the user text', async () => {
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
     const before = endpoint.requests.length;
     await panel.waitFor(() => !document.getElementById('user-input').disabled, undefined,
       { message: 'the composer is enabled on the fixture project' });
@@ -366,9 +421,12 @@ forEachBuild('panel shell', get => {
     assert.equal(stored.messages[1].role, 'assistant');
     assert.equal(stored.messages[1].content, REPLY);
     assert.equal(stored.messages[1].responseStatus, 'complete');
+    await close(shell);
   });
 
   it('attaches the editor selection and a preview screenshot as chips, sent with the next message', async () => {
+    const shell = await openShell({ model: true });
+    const { h, fixture, panel, projectId } = shell;
     const selected = await fixture.page.evaluate(() => window.__typstFixture.selectLine(1));
     assert.ok(selected.text.trim().length > 0, 'line 1 of the fixture has text');
 
@@ -414,8 +472,6 @@ forEachBuild('panel shell', get => {
     assert.match(pills, /Selection 1/);
 
     // The stored chat keeps the selection text and a small WebP thumbnail, not the full image.
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
     const [session] = await h.request('SESSION_LIST', { projectId });
     const stored = await h.request('SESSION_GET', { sessionId: session.id });
     const user = stored.messages.filter(m => m.role === 'user').at(-1);
@@ -426,11 +482,12 @@ forEachBuild('panel shell', get => {
     assert.equal(thumb.mimeType, 'image/webp');
     assert.ok(Math.max(thumb.width, thumb.height) <= 256, JSON.stringify([thumb.width, thumb.height]));
     assert.ok(thumb.dataUrl.length <= 204_800);
+    await close(shell);
   });
 
   it('names the chat with the auto-naming model after a message, without delaying the answer', async () => {
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
     endpoint.setScript(body => body.stream
       ? [step.content(REPLY), step.finish('stop')]
       : [step.content('"Fixture notes."'), step.finish('stop')]);
@@ -463,12 +520,12 @@ forEachBuild('panel shell', get => {
     await panel.evaluate(click, '#save-general-settings');
     await poll(async () => (await settings(h)).autoNameModelId === null, { message: 'auto-naming off' });
     await panel.evaluate(click, '#settings-close');
-    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
+    await close(shell);
   });
 
   it('a panel reopened during a run shows it continues and reloads the chat at its end', async () => {
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
     let release;
     const gate = new Promise(resolve => { release = resolve; });
     endpoint.setScript(async () => {
@@ -500,12 +557,12 @@ forEachBuild('panel shell', get => {
     const [session] = await h.request('SESSION_LIST', { projectId });
     const stored = await h.request('SESSION_GET', { sessionId: session.id });
     assert.equal(stored.messages.at(-1).content, 'Finished while the panel was away.');
-    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
+    await close(shell);
   });
 
   it('Stop during a run keeps the partial answer in the saved chat', async () => {
-    const h = get();
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
     // Round one streams text and asks for the file tree; round two never
     // answers, so the run is still going when Stop is pressed. (The pending
     // route is left alone: the worker aborts its fetch.)
@@ -535,9 +592,6 @@ forEachBuild('panel shell', get => {
       return last?.role === 'assistant' && last.content.includes('Partial answer') ? last : null;
     }, { message: 'the partial answer saved' });
     assert.equal(stored.responseStatus, 'incomplete');
-    endpoint.setScript(() => [step.content(REPLY), step.finish('stop')]);
-    await panel.close();
-    panel = null;
-    await fixture.page.close();
+    await close(shell);
   });
 });

@@ -11,7 +11,7 @@ import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
-import { forEachBuild } from './suite.mjs';
+import { forEachBuild, sharedFixture } from './suite.mjs';
 
 const FIXTURE_FILE = {
   projectLabel: 'Harness Thesis',
@@ -79,21 +79,26 @@ async function openReady(h, options) {
 
 forEachBuild('agent runs', get => {
   const endpoint = new ModelEndpoint();
-  let fixture = null;
-  let projectId = null;
 
-  it('opens the fixture project', async () => {
-    const h = get();
+  // Shared by the tests (none of them changes the document): the routed
+  // endpoint, the run-event listener and one fixture project.
+  const project = sharedFixture(async h => {
     h.useModelEndpoint(endpoint);
     await listen(h);
-    fixture = await openReady(h, { cm: 'latest' });
-    projectId = new URL(fixture.url).pathname.split('/').pop();
+    const fixture = await openReady(h, { cm: 'latest' });
+    return { fixture, projectId: new URL(fixture.url).pathname.split('/').pop() };
   });
+
+  /** The harness with the shared project ready, and the project. */
+  async function prepared() {
+    const h = get();
+    return { h, ...(await project(h)) };
+  }
 
   for (const variant of [{ cm: '6.38', csp: true }, { cm: 'latest', csp: false }]) {
     const label = `CodeMirror ${variant.cm}${variant.csp ? ", CSP script-src 'self'" : ''}`;
     it(`a run streams, reads the document, diagnostics and file tree, and answers with their results (${label})`, async () => {
-      const h = get();
+      const { h, fixture } = await prepared();
       const tab = variant.csp ? await openReady(h, variant) : fixture;
       const project = new URL(tab.url).pathname.split('/').pop();
       endpoint.setScript(body => {
@@ -162,7 +167,7 @@ forEachBuild('agent runs', get => {
   }
 
   it('two chats of one project run at once, and Stop reaches only its own run', async () => {
-    const h = get();
+    const { h, fixture, projectId } = await prepared();
     endpoint.setScript(body => body.model === 'held' ? new Promise(() => {}) : [step.content('Quick answer.'), step.finish('stop')]);
     const a = await chat(h, projectId, 'First chat');
     const b = await chat(h, projectId, 'Second chat');
@@ -186,7 +191,7 @@ forEachBuild('agent runs', get => {
   });
 
   it('a document read waits for the file of the message; Skip ends the call and Stop ends a wait', async () => {
-    const h = get();
+    const { h, fixture, projectId } = await prepared();
     endpoint.setScript(body => {
       if (!body.messages.some(message => message.role === 'tool')) {
         return [step.toolCall({ id: `read-${body.model}`, name: 'read_document', arguments: '{}' }), step.finish('tool_calls')];
@@ -222,6 +227,5 @@ forEachBuild('agent runs', get => {
     const types = (await events(h, 'run-stop-wait')).map(event => event.type);
     assert.equal(types.at(-1), 'AI_STREAM_CANCELLED');
     assert.ok(!types.includes('AI_TOOL_RESULT'), 'no result after Stop');
-    await fixture.page.close();
   });
 });

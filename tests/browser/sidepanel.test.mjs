@@ -15,18 +15,23 @@ function panelState() {
   };
 }
 
-forEachBuild('side panel', get => {
-  let panel = null;
-  let fixture = null;
+/** Opens a fixture tab, makes it active and opens the real panel beside it. */
+async function openBesideFixture(h) {
+  const fixture = await h.openFixtureTab({ cm: 'latest' });
+  await h.activateTab(fixture.tabId);
+  const { windowId } = await h.tabInfo(fixture.tabId);
+  const panel = await h.openSidePanel({ windowId });
+  assert.ok(panel.url.startsWith(h.sidePanelUrl), panel.url);
+  await panel.waitForReady();
+  return { fixture, panel };
+}
 
+forEachBuild('side panel', get => {
   it('renders from Rust on a typst.app tab, with the default theme and no tab-gate banner', async () => {
     const h = get();
-    fixture = await h.openFixtureTab({ cm: 'latest' });
-    await h.activateTab(fixture.tabId);
-    const { windowId } = await h.tabInfo(fixture.tabId);
-    panel = await h.openSidePanel({ windowId });
-    assert.ok(panel.url.startsWith(h.sidePanelUrl), panel.url);
-    await panel.waitForReady();
+    // No saved theme: the default applies.
+    await h.control.evaluate(() => chrome.storage.local.remove('typstAgent.theme'));
+    const { fixture, panel } = await openBesideFixture(h);
 
     const state = await panel.evaluate(panelState);
     assert.equal(state.ready, 'true');
@@ -38,11 +43,13 @@ forEachBuild('side panel', get => {
       return element?.hidden === true ? { hidden: true, visible: element.checkVisibility() } : null;
     }, undefined, { message: '#tab-gate-banner to be hidden on the typst.app tab' });
     assert.deepEqual(banner, { hidden: true, visible: false });
+    await panel.close();
+    await fixture.page.close();
   });
 
   it('data-theme follows the saved theme', async () => {
     const h = get();
-    assert.ok(panel, 'panel opened by the previous test');
+    const { fixture, panel } = await openBesideFixture(h);
     assert.deepEqual(await h.request('SAVE_THEME', { theme: 'light' }), { ok: true });
     await panel.reload();
     await panel.waitForReady();
@@ -52,11 +59,15 @@ forEachBuild('side panel', get => {
     await panel.reload();
     await panel.waitForReady();
     assert.equal(await panel.evaluate(() => document.documentElement.dataset.theme), 'dark');
+    await panel.close();
+    await fixture.page.close();
   });
 
   it('shows the tab-gate banner when a non-typst tab becomes active, and hides it again on typst.app', async () => {
     const h = get();
-    assert.ok(panel, 'panel opened by the first test');
+    const { fixture, panel } = await openBesideFixture(h);
+    await panel.waitFor(() => document.getElementById('tab-gate-banner')?.hidden === true, undefined,
+      { message: '#tab-gate-banner to be hidden on the typst.app tab first' });
     const other = await h.openNonTypstTab();
     await h.activateTab(other.tabId);
     const shown = await panel.waitFor(() => {
@@ -70,7 +81,6 @@ forEachBuild('side panel', get => {
       { message: '#tab-gate-banner to be hidden again on the typst.app tab' });
 
     await panel.close();
-    panel = null;
     await other.page.close();
     await fixture.page.close();
   });

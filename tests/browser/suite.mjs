@@ -47,6 +47,20 @@ export function forEachBuild(title, define) {
   }
 }
 
+/**
+ * A fixture the tests of a suite share read-only (a routed model endpoint, a
+ * fixture tab whose text each test sets itself). `setup(h)` runs once per
+ * launched harness, for whichever test asks first, so every test still does
+ * its own setup and passes alone or in any order. Returns `(h) => Promise`.
+ */
+export function sharedFixture(setup) {
+  const made = new WeakMap();
+  return h => {
+    if (!made.has(h)) made.set(h, setup(h));
+    return made.get(h);
+  };
+}
+
 /** Asserts a PROTOCOL_RESPONSE envelope with ok:true for `requestId`; returns data. */
 export function expectOk(response, requestId) {
   assert.equal(response?.type, 'PROTOCOL_RESPONSE', `not a response envelope: ${JSON.stringify(response)}`);

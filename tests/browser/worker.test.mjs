@@ -11,6 +11,7 @@ const MAIN_WORLD_FILES = [
   'src/content/bridge-protocol.js',
   'src/content/workspace.js',
   'src/content/diagnostics.js',
+  'src/content/inline-diff.js',
   'src/content/main.js',
 ];
 
@@ -22,6 +23,8 @@ function registrations(h) {
 forEachBuild('service worker', get => {
   it('answers LOAD_THEME with the default theme, dark', async () => {
     const h = get();
+    // No saved theme, whatever ran before.
+    await h.control.evaluate(() => chrome.storage.local.remove('typstAgent.theme'));
     const data = expectOk(await h.send('LOAD_THEME', {}, { requestId: 'theme-load-1' }), 'theme-load-1');
     assert.equal(data, 'dark');
   });

@@ -2,10 +2,10 @@
 //! in Chromium. The figures are printed for people to read; nothing asserts
 //! them, because they depend on the machine.
 
-use crate::build::{self, ensure_npm_packages};
+use crate::build;
 use crate::layout;
 use crate::process::{self, root};
-use crate::verify::{CHROMIUM, ensure_chromium};
+use crate::setup::{CHROMIUM, ensure_chromium, ensure_npm_packages};
 use anyhow::Result;
 use std::process::Command;
 

@@ -1,14 +1,16 @@
 //! `cargo xtask build`: wasm → wasm-bindgen → wasm-opt → the unpacked extension.
+//!
+//! It first installs the wasm target and wasm-opt when they are missing
+//! ([`setup::ensure_build_tools`]), so it works on a fresh machine.
 
 use crate::layout::{self, SHIPPED, Source, WASM_CRATES};
 use crate::process::{self, root};
+use crate::setup::{self, WASM_TARGET};
 use anyhow::{Context, Result, bail};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-
-const WASM_TARGET: &str = "wasm32-unknown-unknown";
 
 /// The features rustc enables by default for wasm32-unknown-unknown; wasm-opt
 /// must accept them all.
@@ -20,29 +22,6 @@ const WASM_OPT_FEATURES: &[&str] = &[
     "--enable-reference-types",
     "--enable-multivalue",
 ];
-
-/// Installs the npm packages of `dir` when they are missing or older than its
-/// lock file.
-pub fn ensure_npm_packages(dir: &Path) -> Result<()> {
-    let installed = dir.join("node_modules").join(".package-lock.json");
-    let lock = dir.join("package-lock.json");
-    let fresh = match (fs::metadata(&installed), fs::metadata(&lock)) {
-        (Ok(installed), Ok(lock)) => installed.modified()? >= lock.modified()?,
-        _ => false,
-    };
-    if !fresh {
-        let mut npm = Command::new("npm");
-        npm.args(["ci", "--no-audit", "--no-fund"]).current_dir(dir);
-        process::run(&mut npm)?;
-    }
-    Ok(())
-}
-
-fn wasm_opt() -> Result<PathBuf> {
-    let dir = root().join("xtask").join("npm");
-    ensure_npm_packages(&dir)?;
-    Ok(dir.join("node_modules").join(".bin").join("wasm-opt"))
-}
 
 /// Paths baked into the wasm (panic locations) are made independent of where
 /// the checkout and the cargo registry live, so every clone builds the same bytes.
@@ -97,7 +76,7 @@ fn optimize(wasm_opt: &Path, input: &Path, output: &Path) -> Result<()> {
 
 pub fn build() -> Result<()> {
     let started = Instant::now();
-    let wasm_opt = wasm_opt()?;
+    let wasm_opt = setup::ensure_build_tools()?;
     compile_wasm()?;
 
     let bindgen_dir = root().join("target").join("wasm-bindgen");

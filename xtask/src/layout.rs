@@ -64,6 +64,7 @@ pub const SHIPPED: &[Shipped] = &[
     repo("src/content/isolated.js", "extension/src/content/isolated.js"),
     repo("src/content/workspace.js", "extension/src/content/workspace.js"),
     repo("src/content/diagnostics.js", "extension/src/content/diagnostics.js"),
+    repo("src/content/inline-diff.js", "extension/src/content/inline-diff.js"),
     repo("src/content/main.js", "extension/src/content/main.js"),
     wasm("src/wasm/worker_core.js"),
     wasm("src/wasm/worker_core_bg.wasm"),
@@ -90,7 +91,36 @@ pub fn zip_path() -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::page_bridge::{ISOLATED_WORLD_FILES, MAIN_WORLD_FILES};
     use std::collections::HashSet;
+
+    /// The manifest loads the page bridge's file lists, and every page file
+    /// ships from `extension/` under the same path.
+    #[test]
+    fn the_page_files_are_the_bridge_lists() {
+        let text = std::fs::read_to_string(root().join("manifest.json")).expect("manifest");
+        let manifest: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let strings = |value: &serde_json::Value| -> Vec<String> {
+            value
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(strings(&manifest["content_scripts"][0]["js"]), ISOLATED_WORLD_FILES);
+        assert_eq!(
+            strings(&manifest["web_accessible_resources"][0]["resources"]),
+            MAIN_WORLD_FILES
+        );
+        for file in ISOLATED_WORLD_FILES.iter().chain(MAIN_WORLD_FILES) {
+            let shipped = SHIPPED.iter().find(|s| s.path == *file).map(|s| match s.source {
+                Source::Repo(from) => from.to_owned(),
+                Source::Wasm => String::new(),
+            });
+            assert_eq!(shipped, Some(format!("extension/{file}")), "{file}");
+        }
+    }
 
     #[test]
     fn paths_are_unique_relative_and_sources_exist() {

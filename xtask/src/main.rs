@@ -3,15 +3,20 @@
 //! Architecture invariant: xtask is the only place that knows how the
 //! extension is assembled — which files ship (the allowlist in [`layout`]),
 //! how the wasm is produced, how the ZIP is written, and what `verify` runs.
-//! It needs only the machine's Rust, Node and apt; everything else it installs.
+//! It needs only the machine's Rust (rustup), Node and apt; everything else it
+//! installs ([`setup`]).
 
 mod bench;
 mod build;
+mod catalogue;
 mod codegen;
 mod fuzz;
 mod layout;
 mod package;
 mod process;
+mod scan;
+mod setup;
+mod tidy;
 mod verify;
 
 use anyhow::{Result, bail};
@@ -25,11 +30,14 @@ commands:
                      compare the bytes with the existing ZIP)
   codegen [--check]  write extension/src/content/protocol-constants.js from the protocol crate
                      (--check: fail if the committed file differs)
+  tidy               check the project's rules (adapter files, file and function sizes, wire
+                     strings written out, generated code, `pub mod` in the wasm crates, import
+                     cycles); prints file:line, rule and hint for each finding
   bench              build, then measure the extension in Chromium (reported, not asserted)
   fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
                      not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
-                     codegen drift, build, package checks, browser tests
+                     codegen drift, tidy, build, package checks, browser tests
 ";
 
 fn main() {
@@ -52,6 +60,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("build") if !check => build::build(),
         Some("package") => package::package(check),
         Some("codegen") => codegen::codegen(check),
+        Some("tidy") if !check => tidy::tidy(),
         Some("verify") if !check => verify::verify(),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") if !check => bench::bench(),

@@ -1,73 +1,31 @@
 //! `cargo xtask verify`: the README's test command and CI's only step.
 //!
 //! It first installs what a fresh machine lacks (the wasm target, Debian's
-//! Chromium, the npm packages), then runs every check. A failing step does not
+//! Chromium, the npm packages; see [`setup`]), then runs every check. A failing step does not
 //! hide the others: all independent steps run, each prints its own summary,
 //! and the exit status is non-zero if any failed.
 
-use crate::build::ensure_npm_packages;
 use crate::layout;
 use crate::process::{self, root};
-use crate::{codegen, package};
+use crate::setup::{self, CHROMIUM, ensure_npm_packages};
+use crate::{codegen, package, tidy};
 use anyhow::{Context, Result, bail};
-use std::path::Path;
+use protocol::page_bridge::{ISOLATED_WORLD_FILES, MAIN_WORLD_FILES};
 use std::process::Command;
 use std::time::Instant;
 
-/// The browser the harness drives (Debian's package `chromium`).
-pub const CHROMIUM: &str = "/usr/lib/chromium/chromium";
-
-/// The classic (non-module) scripts that run in pages; `node --check` parses them.
-const CLASSIC_SCRIPTS: &[&str] = &[
-    "extension/src/content/protocol-constants.js",
-    "extension/src/content/bridge-protocol.js",
-    "extension/src/content/isolated.js",
-    "extension/src/content/workspace.js",
-    "extension/src/content/diagnostics.js",
-    "extension/src/content/main.js",
-];
-
-fn ensure_wasm_target() -> Result<()> {
-    let installed = process::output(
-        Command::new("rustup")
-            .args(["target", "list", "--installed"])
-            .current_dir(root()),
-    )?;
-    if !installed.lines().any(|line| line.trim() == "wasm32-unknown-unknown") {
-        process::run(
-            Command::new("rustup")
-                .args(["target", "add", "wasm32-unknown-unknown"])
-                .current_dir(root()),
-        )?;
+/// The classic (non-module) scripts that run in pages, in the repository;
+/// `node --check` parses them. They are the page bridge's file lists, so a new
+/// page script is checked as soon as it is loaded anywhere.
+fn classic_scripts() -> Vec<String> {
+    let mut scripts: Vec<String> = Vec::new();
+    for file in ISOLATED_WORLD_FILES.iter().chain(MAIN_WORLD_FILES) {
+        let path = format!("extension/{file}");
+        if !scripts.contains(&path) {
+            scripts.push(path);
+        }
     }
-    Ok(())
-}
-
-fn apt_get() -> Command {
-    let is_root = process::output(Command::new("id").arg("-u"))
-        .map(|uid| uid.trim() == "0")
-        .unwrap_or(false);
-    let mut command = if is_root {
-        Command::new("apt-get")
-    } else {
-        let mut sudo = Command::new("sudo");
-        sudo.arg("apt-get");
-        sudo
-    };
-    command.env("DEBIAN_FRONTEND", "noninteractive");
-    command
-}
-
-pub fn ensure_chromium() -> Result<()> {
-    if Path::new(CHROMIUM).exists() {
-        return Ok(());
-    }
-    process::run(apt_get().arg("update"))?;
-    process::run(apt_get().args(["install", "-y", "--no-install-recommends", "chromium"]))?;
-    if !Path::new(CHROMIUM).exists() {
-        bail!("installing chromium did not provide {CHROMIUM}");
-    }
-    Ok(())
+    scripts
 }
 
 struct Step {
@@ -112,9 +70,8 @@ pub fn verify() -> Result<()> {
     let started = Instant::now();
     let mut steps = Vec::new();
     let prepared = step(&mut steps, "install what is missing", || {
-        ensure_wasm_target().context("the wasm32-unknown-unknown target")?;
-        ensure_chromium().context("Debian's chromium")?;
-        ensure_npm_packages(&root().join("xtask").join("npm")).context("the build tools")?;
+        setup::ensure_build_tools()?;
+        setup::ensure_chromium().context("Debian's chromium")?;
         ensure_npm_packages(&root().join("tests")).context("the browser-test packages")
     });
     step(&mut steps, "rustfmt", || cargo(&["fmt", "--all", "--", "--check"]));
@@ -138,8 +95,9 @@ pub fn verify() -> Result<()> {
     }
     step(&mut steps, "native tests", || cargo(&["test", "--workspace"]));
     step(&mut steps, "generated page constants", || codegen::codegen(true));
+    step(&mut steps, "tidy (project rules)", tidy::tidy);
     step(&mut steps, "page script syntax", || {
-        for script in CLASSIC_SCRIPTS {
+        for script in classic_scripts() {
             process::run(Command::new("node").arg("--check").arg(root().join(script)))?;
         }
         Ok(())

@@ -27,20 +27,28 @@ pub struct EditorState {
     /// Identifies the CodeMirror `EditorView`: a new view (another file was
     /// opened) has a new token.
     pub editor_token: String,
+    /// The whole document's length.
     pub doc_length: u64,
+    /// Lines of the whole document.
     pub line_count: u64,
     /// The main selection's head.
     pub cursor_pos: u64,
+    /// The line of the head.
     pub cursor_line: u64,
+    /// The head's column in its line.
     pub cursor_column: u64,
+    /// Where the main selection starts.
     pub selection_from: u64,
+    /// Where the main selection ends (equal to `selection_from` when empty).
     pub selection_to: u64,
     /// At most [`limits::MAX_PAGE_SELECTION_CHARS`] of the selection.
     pub selected_text: String,
+    /// The selection was longer than `selected_text`.
     pub selection_truncated: bool,
 }
 
 impl EditorState {
+    /// Whether the main selection covers any text.
     pub fn has_selection(&self) -> bool {
         self.selection_from < self.selection_to
     }
@@ -52,6 +60,7 @@ pub struct NumberedRange {
     /// `"<n>|<text>"` lines joined by `\n`, `n` right-aligned to the width of
     /// the document's last line number.
     pub text: String,
+    /// The first line shown (the requested start, clamped to the document).
     pub start_line: u64,
     /// The last line shown (the one cut, if the first line alone was longer
     /// than the character budget).
@@ -71,25 +80,39 @@ pub enum EditorRead {
     /// The page could not serve the projection: no editor was found, or the
     /// document is too large for an edit snapshot (then with its size).
     Unavailable {
+        /// The page's reason.
         error: String,
+        /// The document's length, when the page reported it.
         doc_length: Option<u64>,
+        /// The document's line count, when the page reported it.
         line_count: Option<u64>,
     },
     /// `full` or `edit`: the document text. `truncated` is false for `edit`.
     Text {
+        /// The editor around the text.
         state: EditorState,
+        /// The document, whole unless `truncated`.
         text: String,
+        /// The page cut the text at [`limits::MAX_PAGE_DOCUMENT_CHARS`].
         truncated: bool,
     },
     /// `numbered`: a range of numbered lines.
-    Numbered { state: EditorState, range: NumberedRange },
+    Numbered {
+        /// The editor around the range.
+        state: EditorState,
+        /// The lines.
+        range: NumberedRange,
+    },
 }
 
 /// A checked `PAGE_GET_CONTEXT` answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageContext {
+    /// The projection that was asked for (`full` when the request named none).
     pub projection: ContextProjection,
+    /// What the page read from the editor.
     pub editor: EditorRead,
+    /// The layout hints around the editor, interpreted.
     pub workspace: Workspace,
 }
 
@@ -123,6 +146,7 @@ impl PageContext {
         }
     }
 
+    /// The editor state of a `full`, `edit` or `numbered` answer.
     pub fn state(&self) -> Option<&EditorState> {
         match &self.editor {
             EditorRead::Text { state, .. } | EditorRead::Numbered { state, .. } => Some(state),
@@ -138,6 +162,7 @@ impl PageContext {
         }
     }
 
+    /// The lines of a `numbered` answer.
     pub fn numbered(&self) -> Option<&NumberedRange> {
         match &self.editor {
             EditorRead::Numbered { range, .. } => Some(range),
@@ -145,6 +170,7 @@ impl PageContext {
         }
     }
 
+    /// The focused file, when the layout named one that normalises.
     pub fn active_file(&self) -> Option<&ActiveEditorFile> {
         self.workspace.active_file.as_ref()
     }

@@ -25,10 +25,13 @@ pub const KIND_STATUS: &str = "typst-status";
 pub enum DiagnosticClass {
     /// A Typst compiler error, warning or summary placeholder.
     Compiler,
+    /// A spelling suggestion ([`KIND_SPELLING`]).
     Spelling,
+    /// The reader's own state ([`KIND_STATUS`]).
     Status,
 }
 
+/// The class of one item, by its `kind`.
 pub fn class_of(item: &PageDiagnostic) -> DiagnosticClass {
     match item.kind.as_deref() {
         Some(KIND_SPELLING) => DiagnosticClass::Spelling,
@@ -44,7 +47,9 @@ pub struct DiagnosticCounts {
     pub errors: usize,
     /// Compiler items with severity `warning`.
     pub warnings: usize,
+    /// Spelling suggestions.
     pub spelling: usize,
+    /// Status rows of the reader.
     pub status: usize,
 }
 
@@ -53,6 +58,7 @@ pub struct DiagnosticCounts {
 /// `read_diagnostics` reads until two consecutive answers are equal).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageDiagnostics {
+    /// The items the page sent, in its order.
     pub items: Vec<PageDiagnostic>,
     /// The page could not read diagnostics (no editor).
     pub error: Option<String>,
@@ -63,6 +69,8 @@ pub struct PageDiagnostics {
 }
 
 impl PageDiagnostics {
+    /// Checks the page's `data` (shape, bounds, and that `truncated` agrees
+    /// with `totalCount`).
     pub fn parse(data: &Value) -> Result<PageDiagnostics, PageError> {
         let wire = match PageResponseData::parse(MessageType::PageGetDiagnostics, data) {
             Ok(PageResponseData::Diagnostics(wire)) => wire,
@@ -95,6 +103,7 @@ impl PageDiagnostics {
         self.total_count.unwrap_or(self.items.len() as u64)
     }
 
+    /// The items counted by class and severity.
     pub fn counts(&self) -> DiagnosticCounts {
         let mut counts = DiagnosticCounts::default();
         for item in &self.items {

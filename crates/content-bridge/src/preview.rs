@@ -17,12 +17,16 @@ use serde_json::Value;
 /// The image formats the bridge carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageFormat {
+    /// `image/png`.
     Png,
+    /// `image/jpeg`.
     Jpeg,
+    /// `image/webp` (what the page encodes its captures as).
     Webp,
 }
 
 impl ImageFormat {
+    /// The MIME type of the format.
     pub fn mime_type(self) -> &'static str {
         match self {
             ImageFormat::Png => "image/png",
@@ -52,8 +56,11 @@ impl ImageFormat {
 pub struct PreviewImage {
     /// The data URL exactly as the page sent it.
     pub data_url: String,
+    /// The format the image's own header declares (it matches the data URL's).
     pub format: ImageFormat,
+    /// Width in pixels, as the header declares it.
     pub width: u32,
+    /// Height in pixels, as the header declares it.
     pub height: u32,
     /// Size of the decoded image in bytes.
     pub byte_len: usize,
@@ -62,10 +69,12 @@ pub struct PreviewImage {
 /// A checked `PAGE_GET_PREVIEW` answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PagePreview {
+    /// A captured image whose bytes are what it claims.
     Image(PreviewImage),
     /// The page had nothing to capture, or capturing failed; the text says
     /// why (e.g. "No Typst render canvas found").
     Unavailable {
+        /// The page's reason.
         error: String,
     },
 }
@@ -75,6 +84,7 @@ fn invalid(why: &str) -> PageError {
 }
 
 impl PagePreview {
+    /// Checks the page's `data`; an image is decoded and its header read.
     pub fn parse(data: &Value) -> Result<PagePreview, PageError> {
         let wire = match PageResponseData::parse(MessageType::PageGetPreview, data) {
             Ok(PageResponseData::Preview(wire)) => wire,

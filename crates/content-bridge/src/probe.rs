@@ -12,10 +12,15 @@ pub use protocol::page_response::PageProbe;
 /// A page capability a tool may need before it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Capability {
+    /// A CodeMirror editor was found.
     Editor,
+    /// The editor's main selection is not empty.
     Selection,
+    /// A Typst render canvas large enough to capture.
     TypstCanvas,
+    /// An opened image asset in the preview column.
     PreviewImage,
+    /// The Improve sidebar is shown.
     ImprovePanel,
 }
 
@@ -31,6 +36,7 @@ impl Capability {
         }
     }
 
+    /// Whether the probe reports this capability.
     pub fn present_in(self, probe: &PageProbe) -> bool {
         match self {
             Capability::Editor => probe.editor,

@@ -1,24 +1,29 @@
 //! Page request envelopes and the checks on the page's answers.
 
-use protocol::MessageType;
+use protocol::error::response_codes;
+use protocol::page_response::MAX_PAGE_ERROR_CHARS;
+use protocol::{ErrorCode, MessageType, js};
 use serde_json::{Map, Value, json};
 
 /// Why a page request produced no usable answer. `code` is the page's own
 /// code when it reported one (`PAGE_REQUEST_TIMEOUT`, `PAGE_UNLOADED`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageError {
+    /// The stable code: the page's own, or one of this crate's.
     pub code: String,
+    /// The sentence for people (at most the page error bound).
     pub message: String,
 }
 
 /// The code of an answer that breaks the page contract (shape, bounds or
 /// consistency); the isolated script uses the same code.
-pub const INVALID_PAGE_RESPONSE: &str = "INVALID_PAGE_RESPONSE";
+pub const INVALID_PAGE_RESPONSE: &str = ErrorCode::InvalidPageResponse.as_str();
 
 /// The code of a request stopped by its run or by the user.
-pub const CANCELLED: &str = "CANCELLED";
+pub const CANCELLED: &str = response_codes::CANCELLED;
 
 impl PageError {
+    /// An error with this code and sentence.
     pub fn new(code: &str, message: impl Into<String>) -> Self {
         PageError {
             code: code.to_owned(),
@@ -95,23 +100,14 @@ pub fn unwrap_page_response(request_id: &str, answer: Option<&Value>) -> Result<
                 .filter(|c| !c.trim().is_empty());
             let message = error.get("message").and_then(Value::as_str);
             match (code, message) {
-                (Some(code), Some(message)) => Err(PageError::new(code, truncate(message, 2_000))),
+                (Some(code), Some(message)) => {
+                    Err(PageError::new(code, js::truncate_utf16(message, MAX_PAGE_ERROR_CHARS)))
+                }
                 _ => Err(invalid("The page's error has no code or message.")),
             }
         }
         _ => Err(invalid("The answer is neither a success with data nor an error.")),
     }
-}
-
-/// At most `max` UTF-16 code units of `text`, cut on a character boundary.
-fn truncate(text: &str, max: usize) -> String {
-    let mut units = 0;
-    text.chars()
-        .take_while(|c| {
-            units += c.len_utf16();
-            units <= max
-        })
-        .collect()
 }
 
 #[cfg(test)]

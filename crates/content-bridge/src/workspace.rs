@@ -11,14 +11,12 @@
 
 use protocol::active_file::{ActiveEditorFile, DEFAULT_ACTIVE_FILE_LABEL, normalize_project_relative_path};
 use protocol::js;
+use protocol::limits::MAX_WORKSPACE_ERROR_CHARS;
 use protocol::project_tree::{EntryKind, FolderState, ProjectTree};
 use serde_json::Value;
 
 /// Most unclassified rows listed back to the model by `read_file_structure`.
 pub const MAX_LISTED_UNKNOWN_ENTRIES: usize = 32;
-
-/// Longest extractor error kept from the page (the page cuts at 1,000).
-const MAX_WORKSPACE_ERROR_CHARS: usize = 1_000;
 
 /// The interpreted workspace hints of one context answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -59,7 +57,7 @@ impl Workspace {
             .get("error")
             .and_then(Value::as_str)
             .filter(|text| js::is_non_blank(text))
-            .map(|text| js::truncate_utf16(text, MAX_WORKSPACE_ERROR_CHARS).to_owned());
+            .map(|text| js::truncate_utf16(text, MAX_WORKSPACE_ERROR_CHARS as usize).to_owned());
         Workspace {
             active_file: first_present(map, &["active_editor_file", "activeEditorFile"])
                 .and_then(ActiveEditorFile::normalize),
@@ -109,6 +107,7 @@ pub enum Incompleteness {
 /// The project tree as `read_file_structure` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileStructure {
+    /// The normalised tree the page rendered.
     pub tree: ProjectTree,
     /// Paths of collapsed folders, in tree order.
     pub collapsed_folders: Vec<String>,
@@ -118,6 +117,7 @@ pub struct FileStructure {
 }
 
 impl FileStructure {
+    /// The structure of a normalised tree.
     pub fn of(tree: &ProjectTree) -> FileStructure {
         let collapsed_folders = tree
             .entries
@@ -153,6 +153,7 @@ impl FileStructure {
         }
     }
 
+    /// Whether the structure lists the whole project.
     pub fn is_complete(&self) -> bool {
         self.incompleteness().is_none()
     }

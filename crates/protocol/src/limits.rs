@@ -143,6 +143,26 @@ pub const MAX_THEME_CHARS: u32 = 64;
 /// Largest `maxChars` of a context request.
 pub const MAX_CONTEXT_REQUEST_CHARS: u32 = 64_000;
 
+// ----- Page answers (the page scripts read these through the generated constants) -----
+
+/// Longest `message` of one diagnostic row from the page.
+pub const MAX_DIAGNOSTIC_MESSAGE_CHARS: u32 = 2_000;
+/// Longest `severity` of one diagnostic row.
+pub const MAX_DIAGNOSTIC_SEVERITY_CHARS: u32 = 16;
+/// Longest `kind` of one diagnostic row.
+pub const MAX_DIAGNOSTIC_KIND_CHARS: u32 = 32;
+/// Longest `original` or `suggestion` of one diagnostic row.
+pub const MAX_DIAGNOSTIC_TEXT_CHARS: u32 = 500;
+/// Longest `error` inside the page's workspace hints (the page cuts the text
+/// of a failed layout read; the worker cuts again).
+pub const MAX_WORKSPACE_ERROR_CHARS: u32 = 1_000;
+/// Most diff rows the page draws over the editor; beyond them it shows a
+/// truncation notice and the panel's complete diff is the review.
+pub const MAX_INLINE_DIFF_ROWS: u32 = 2_000;
+/// Longest warning an edit preview answer may carry: it becomes the approval
+/// banner's notice, which is bounded by [`MAX_NOTICE_CHARS`].
+pub const MAX_EDIT_WARNING_CHARS: u32 = MAX_NOTICE_CHARS;
+
 // ----- Tool schemas and arguments -----
 
 /// Deepest schema (and argument) nesting.

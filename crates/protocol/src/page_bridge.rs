@@ -50,6 +50,7 @@ pub const MAIN_WORLD_FILES: &[&str] = &[
     "src/content/bridge-protocol.js",
     "src/content/workspace.js",
     "src/content/diagnostics.js",
+    "src/content/inline-diff.js",
     "src/content/main.js",
 ];
 

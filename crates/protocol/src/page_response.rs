@@ -309,16 +309,16 @@ fn diagnostics(map: &Map<String, Value>, whole: &Value) -> Result<PageDiagnostic
         let message = item
             .get("message")
             .and_then(Value::as_str)
-            .filter(|m| js::utf16_len(m) <= 2_000)
+            .filter(|m| js::utf16_len(m) <= to_usize(limits::MAX_DIAGNOSTIC_MESSAGE_CHARS))
             .ok_or(())?;
         rows.push(PageDiagnostic {
-            severity: opt_text(item, "severity", 16)?,
+            severity: opt_text(item, "severity", to_usize(limits::MAX_DIAGNOSTIC_SEVERITY_CHARS))?,
             message: message.to_owned(),
             line: opt_uint(item, "line")?,
             column: opt_uint(item, "column")?,
-            kind: opt_text(item, "kind", 32)?,
-            original: opt_text(item, "original", 500)?,
-            suggestion: opt_text(item, "suggestion", 500)?,
+            kind: opt_text(item, "kind", to_usize(limits::MAX_DIAGNOSTIC_KIND_CHARS))?,
+            original: opt_text(item, "original", to_usize(limits::MAX_DIAGNOSTIC_TEXT_CHARS))?,
+            suggestion: opt_text(item, "suggestion", to_usize(limits::MAX_DIAGNOSTIC_TEXT_CHARS))?,
         });
     }
     let total_count = opt_uint(map, "totalCount")?;

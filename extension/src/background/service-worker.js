@@ -9,6 +9,11 @@
  * router answers. All decisions are made in Rust (crate `worker-core`).
  */
 import init, * as core from '../wasm/worker_core.js';
+// The wire names the shim writes itself (the response type, the code of a
+// failed call), generated from the Rust `protocol` crate like the page's.
+import '../content/protocol-constants.js';
+
+const { TYPES, ERRORS } = globalThis.__typstAgentProtocolConstants;
 
 const waiting = [];
 let state = 'loading';
@@ -39,7 +44,7 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
   whenReady(() => {
     if (state === 'failed') {
       sendResponse({
-        type: 'PROTOCOL_RESPONSE',
+        type: TYPES.RESPONSE,
         requestId: message.requestId,
         payload: { ok: false, error: { code: 'WORKER_UNAVAILABLE', message: `The worker module failed to load: ${failure?.message || failure}` } }
       });
@@ -48,9 +53,9 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
     core.handle_message(message).then(
       response => { if (response !== undefined) sendResponse(response); },
       error => sendResponse({
-        type: 'PROTOCOL_RESPONSE',
+        type: TYPES.RESPONSE,
         requestId: message.requestId,
-        payload: { ok: false, error: { code: 'INTERNAL_ERROR', message: String(error?.message || error) } }
+        payload: { ok: false, error: { code: ERRORS.INTERNAL_ERROR, message: String(error?.message || error) } }
       })
     );
   });

@@ -10,7 +10,7 @@
 (function (root) {
   'use strict';
   const constants = root.__typstAgentProtocolConstants;
-  if (!constants) return;
+  if (!constants?.LIMITS) return;
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
@@ -19,40 +19,9 @@
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
   // Bounds of page requests and answers, in UTF-16 code units (JavaScript
-  // string length) unless named otherwise. They equal the Rust `protocol`
-  // crate's limits; a native test in `content-bridge` reads this object and
-  // fails when the two disagree.
-  const LIMITS = Object.freeze({
-    MAX_PAGE_DOCUMENT_CHARS: 1048576,
-    MAX_PAGE_SELECTION_CHARS: 65536,
-    MAX_PAGE_WORKSPACE_CHARS: 65536,
-    MAX_PAGE_DIAGNOSTICS: 200,
-    MAX_PAGE_DIAGNOSTICS_CHARS: 262144,
-    MAX_PREVIEW_DATA_URL_CHARS: 2097152,
-    MAX_CONTEXT_RESPONSE_CHARS: 2300000,
-    MAX_NUMBERED_DOCUMENT_CHARS: 65000,
-    MAX_CONTEXT_REQUEST_CHARS: 64000,
-    DEFAULT_READ_DOC_CHARS: 28000,
-    MAX_EDITOR_TOKEN_CHARS: 200,
-    MAX_PAGE_ERROR_CHARS: 2000,
-    MAX_PREVIEW_SIDE_PX: 4096,
-    MAX_DIAGNOSTIC_MESSAGE_CHARS: 2000,
-    MAX_DIAGNOSTIC_SEVERITY_CHARS: 16,
-    MAX_DIAGNOSTIC_KIND_CHARS: 32,
-    MAX_DIAGNOSTIC_TEXT_CHARS: 500,
-    MAX_EDITOR_TRANSACTION_CHARS: 1000000,
-    MAX_FILE_LABEL_CHARS: 240,
-    MAX_PREPARED_CHANGES: 128,
-    MAX_PREPARED_INSERT_CHARS: 1000000,
-    MAX_DIFF_HUNKS: 256,
-    MAX_DIFF_ROWS: 5000,
-    MAX_DIFF_TEXT_CHARS: 512000,
-    MAX_EDIT_RESULT_CHARS: 64000,
-    MAX_INLINE_DIFF_ROWS: 2000,
-    MAX_EDIT_WARNING_CHARS: 500
-  });
-
-  const { TYPES } = constants;
+  // string length) unless named otherwise: the Rust `protocol` crate's
+  // constants of the same names, generated into protocol-constants.js.
+  const { LIMITS, ERRORS, TYPES } = constants;
   const PAGE_REQUESTS = new Set(constants.PAGE_REQUESTS);
   const KNOWN_TYPES = new Set(Object.values(TYPES));
   const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
@@ -201,7 +170,7 @@
       check: payload => payload.ok === true
         ? hasOwn(payload, 'data') && !hasOwn(payload, 'error')
         : payload.ok === false && !hasOwn(payload, 'data') && isPlainObject(payload.error)
-          && nonBlank(payload.error.code, 200) && typeof payload.error.message === 'string'
+          && nonBlank(payload.error.code, LIMITS.MAX_ERROR_CODE_CHARS) && typeof payload.error.message === 'string'
     }
   };
 
@@ -218,7 +187,7 @@
     if (expectedType && message.type !== expectedType) return false;
     if (hasOwn(message, 'requestId') && !nonBlank(message.requestId, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (hasOwn(message, 'runId') && message.runId !== undefined && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
-    if (hasOwn(message, 'nonce') && !nonBlank(message.nonce, 200)) return false;
+    if (hasOwn(message, 'nonce') && !nonBlank(message.nonce, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (RUN_SCOPED.has(message.type) && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
     return validPayload(message.type, message.payload);
   }
@@ -281,7 +250,7 @@
   }
 
   const STALE_REASONS = ['file', 'editor', 'document'];
-  const REFUSAL_CODES = ['EDITOR_UNAVAILABLE', 'STALE_EDIT_PREVIEW', 'EDIT_PREVIEW_BUSY', 'INVALID_PREPARED_EDIT'];
+  const REFUSAL_CODES = ['EDITOR_UNAVAILABLE', 'STALE_EDIT_PREVIEW', 'EDIT_PREVIEW_BUSY', ERRORS.INVALID_PREPARED_EDIT];
   const warningText = value => nonBlank(value, LIMITS.MAX_EDIT_WARNING_CHARS);
 
   // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.
@@ -357,7 +326,6 @@
   root.__typstAgentBridgeProtocol = Object.freeze({
     version: constants.BRIDGE_VERSION,
     revision: ADAPTER_REVISION,
-    LIMITS,
     TYPES,
     PAGE_REQUESTS,
     SERVED_PAGE_REQUESTS: new Set(Object.keys(RESPONSE_DATA_RULES)),

@@ -13,6 +13,10 @@
  */
 (function (root) {
   'use strict';
+  // The bounds the worker applies to these rows (protocol::limits, through
+  // the generated protocol-constants.js, loaded before this file).
+  const LIMITS = root.__typstAgentProtocolConstants?.LIMITS;
+  if (!LIMITS) return;
 
   const SEVERITY_WORDS = 'error|warning|info|note|hint';
   // A badge alone: "line 7", "(line 7)", "(warning, line 7)", "error: line 7".
@@ -20,7 +24,7 @@
   const BADGE_ANYWHERE = new RegExp(`\\(?\\s*(?:(${SEVERITY_WORDS})\\b[\\s,:·•|-]*)?line\\s+(\\d+)\\s*\\)?`, 'i');
   const BADGE_ANYWHERE_ALL = new RegExp(BADGE_ANYWHERE.source, 'gi');
   const ARROW = /(?:->|→|⇒)/;
-  const MAX_ROWS = 200;
+  const MAX_ROWS = LIMITS.MAX_PAGE_DIAGNOSTICS;
 
   // Sentence starts of Typst compiler messages, most specific first; the
   // earliest one in a row marks where its message begins.
@@ -253,7 +257,7 @@
   function cardMessage(card) {
     for (const paragraph of queryAll(card, 'p, [role="paragraph"]')) {
       const text = fullText(paragraph);
-      if (text && text.length <= 2000 && !BADGE_ONLY.test(text)) return text;
+      if (text && text.length <= LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS && !BADGE_ONLY.test(text)) return text;
     }
     return collapse(fullText(card).replace(/\bLearn how to fix this (?:error|warning)\b/gi, ' '));
   }
@@ -261,7 +265,7 @@
   function cardDiagnostic(card, summary) {
     const badge = readBadge(fullText(card));
     const body = withoutBadges(cardMessage(card), '');
-    if (!body || body.length > 2000) return null;
+    if (!body || body.length > LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS) return null;
     const message = withSnippet(messageAndSnippet(body));
     if (!message) return null;
     let severity = badge?.severity || null;

@@ -18,6 +18,7 @@
   globalThis.__typstAgentIsolatedLoaded = true;
 
   const { TYPES } = bridge;
+  const { ERRORS } = constants;
   const nonce = crypto.randomUUID();
   const pending = new Map();
   const cancelledRequests = new Map();
@@ -120,7 +121,7 @@
     if (!item) return false;
     pending.delete(targetRequestId);
     clearTimeout(item.timeout);
-    respondError(item.sendResponse, item.request, 'CANCELLED', 'The page request was cancelled before it finished.');
+    respondError(item.sendResponse, item.request, ERRORS.CANCELLED, 'The page request was cancelled before it finished.');
     return true;
   }
 
@@ -135,7 +136,7 @@
   chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
     if (!bridge.PAGE_REQUESTS.has(message?.type)) return false;
     if (typeof message.requestId !== 'string' || message.requestId.trim() === '') {
-      respondError(sendResponse, { requestId: bridge.requestId('invalid') }, 'INVALID_REQUEST_ID', 'A page request needs a requestId.');
+      respondError(sendResponse, { requestId: bridge.requestId('invalid') }, ERRORS.INVALID_REQUEST_ID, 'A page request needs a requestId.');
       return false;
     }
     if (!bridge.SERVED_PAGE_REQUESTS.has(message.type)) {
@@ -155,7 +156,7 @@
     if (cancelledRequests.has(message.requestId)) {
       clearTimeout(cancelledRequests.get(message.requestId));
       cancelledRequests.delete(message.requestId);
-      respondError(sendResponse, message, 'CANCELLED', 'The page request was cancelled before it was sent.');
+      respondError(sendResponse, message, ERRORS.CANCELLED, 'The page request was cancelled before it was sent.');
       return false;
     }
     if (pending.size >= constants.MAX_PENDING_REQUESTS) {
@@ -200,7 +201,7 @@
       pending.delete(message.requestId);
       clearTimeout(item.timeout);
       if (bridge.validResponse(message, item.request.type)) item.sendResponse(message);
-      else respondError(item.sendResponse, item.request, 'INVALID_PAGE_RESPONSE', `${item.request.type} answered with an invalid or oversized response.`);
+      else respondError(item.sendResponse, item.request, ERRORS.INVALID_PAGE_RESPONSE, `${item.request.type} answered with an invalid or oversized response.`);
       return;
     }
     if (message.type === TYPES.PAGE_QUICK_SELECTION || message.type === TYPES.PAGE_QUICK_IMAGE_PREVIEW) {

@@ -6,19 +6,24 @@
  * this part stays JavaScript: it reads raw facts from the page and CodeMirror
  * and answers nonce-authenticated requests from the isolated world. It makes
  * no decisions the worker can make; the worker interprets the answers in Rust.
+ * It loads last of the main-world files: the bounds and codes come from
+ * protocol-constants.js, the page facts from workspace.js and diagnostics.js,
+ * and the drawing of a proposed edit from inline-diff.js.
  */
 (function () {
   'use strict';
   const bridge = globalThis.__typstAgentBridgeProtocol;
   const constants = globalThis.__typstAgentProtocolConstants;
-  if (!bridge?.LIMITS || !constants) return;
+  const inlineDiff = globalThis.__typstAgentInlineDiff;
+  if (!bridge || !constants?.LIMITS || !inlineDiff) return;
   const RUNTIME_VERSION = 14;
   const previousRuntime = window.__typstAgentMainRuntime;
   if (previousRuntime?.version === RUNTIME_VERSION) return;
   try { previousRuntime?.dispose?.(); } catch { /* an older runtime that cannot clean up */ }
   window.__typstAgentMainLoaded = true;
 
-  const { TYPES, LIMITS } = bridge;
+  const { TYPES } = bridge;
+  const { LIMITS, ERRORS } = constants;
   const bridgeNonces = new Set();
   const cancelledRequests = new Map();
   let activeNonce = null;
@@ -70,7 +75,7 @@
       if (bridge.jsonLength(workspace) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS) return workspace;
       return { error: 'Workspace metadata was omitted because it exceeded the bridge limit.' };
     } catch (error) {
-      return { error: String(error?.message || error).slice(0, 1000) };
+      return { error: String(error?.message || error).slice(0, LIMITS.MAX_WORKSPACE_ERROR_CHARS) };
     }
   }
 
@@ -430,7 +435,7 @@
   function projectFilePath(value) {
     if (typeof value !== 'string') return null;
     const path = value.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/^\/+/, '').replace(/\/{2,}/g, '/');
-    if (!path || path.length > 240 || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
+    if (!path || path.length > LIMITS.MAX_PROJECT_PATH_CHARS || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
     const segments = path.split('/').map(segment => segment.trim());
     if (segments.some(segment => !segment || segment === '.' || segment === '..' || /[\0\r\n]/.test(segment))) return null;
     return FILE_NAME.test(segments[segments.length - 1]) ? segments.join('/') : null;
@@ -477,7 +482,7 @@
     if (!view) return { failure: refuse('EDITOR_UNAVAILABLE', 'No CodeMirror editor was found on the page.') };
     const { changes } = payload;
     if (!Array.isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) {
-      return { failure: refuse('INVALID_PREPARED_EDIT', 'A prepared edit needs between 1 and 128 changes.') };
+      return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `A prepared edit needs between 1 and ${LIMITS.MAX_PREPARED_CHANGES} changes.`) };
     }
     const expectedLabel = payload.expectedFileLabel;
     if (expectedLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== expectedLabel) {
@@ -498,11 +503,11 @@
       const inRange = Number.isInteger(from) && Number.isInteger(to) && from >= previousTo && to >= from && to <= text.length
         && typeof insert === 'string' && !splitsCharacter(text, from) && !splitsCharacter(text, to);
       if (!inRange) {
-        return { failure: refuse('INVALID_PREPARED_EDIT', `Change ${index + 1} is out of order, overlapping or outside the document.`) };
+        return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `Change ${index + 1} is out of order, overlapping or outside the document.`) };
       }
       inserted += insert.length;
       if (inserted > LIMITS.MAX_PREPARED_INSERT_CHARS) {
-        return { failure: refuse('INVALID_PREPARED_EDIT', 'The prepared edit inserts more text than one edit may.') };
+        return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, 'The prepared edit inserts more text than one edit may.') };
       }
       previousTo = to;
       checked.push({ from, to, insert });
@@ -510,287 +515,13 @@
     return { view, changes: checked };
   }
 
-  // ---------- Guarded edits: the inline diff surface ----------
+  // ---------- Guarded edits: the inline diff overlay (inline-diff.js) ----------
 
-  // One proposal at a time is drawn on a fixed layer of our own, over the
-  // editor's scroller. Nothing is added to CodeMirror's DOM or decorations,
-  // so its line heights and measurement stay untouched; everything drawn is
-  // text nodes.
-  const DIFF_STYLE_ID = 'typst-side-agent-inline-diff-style';
-  const DIFF_LAYER_ID = 'typst-side-agent-inline-diff-rows';
-  const FALLBACK_BACKGROUND = 'rgb(25, 24, 31)';
-  const FALLBACK_LINE_HEIGHT = '18px';
-  let activePreview = null;
-
-  const DIFF_STYLE = `
-#${DIFF_LAYER_ID} { position: fixed; inset: 0; z-index: 2147483000; overflow: hidden; pointer-events: none; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-surface {
-  position: absolute; box-sizing: border-box; overflow: auto; pointer-events: auto; outline: none;
-  border: 1px solid rgba(255, 255, 255, .14); scrollbar-gutter: stable;
-  background: var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-header {
-  position: sticky; top: 0; z-index: 1; display: flex; align-items: center; justify-content: space-between;
-  gap: 12px; min-height: 30px; padding: 4px 10px; box-sizing: border-box;
-  border-bottom: 1px solid rgba(255, 255, 255, .14);
-  background: linear-gradient(rgba(40, 38, 50, .9), rgba(40, 38, 50, .9)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-file { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-stats { display: flex; gap: 10px; font-weight: 700; flex: none; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-stat-add { color: #56d364; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-stat-delete { color: #ff7b72; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-row {
-  display: grid; grid-template-columns: 44px 44px 22px minmax(0, 1fr); box-sizing: border-box;
-  min-height: var(--tsa-inline-diff-line-height, ${FALLBACK_LINE_HEIGHT});
-  white-space: pre-wrap; word-break: break-all; overflow-wrap: anywhere;
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-line-number { padding-inline-end: 6px; text-align: right; opacity: .6; user-select: none; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-marker { text-align: center; user-select: none; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-code { padding-inline-end: 12px; }
-#${DIFF_LAYER_ID} .tsa-inline-diff-insert {
-  background: linear-gradient(rgba(46, 160, 67, .3), rgba(46, 160, 67, .3)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-  box-shadow: inset 3px 0 #2ea043;
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-delete {
-  background: linear-gradient(rgba(248, 81, 73, .26), rgba(248, 81, 73, .26)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-  box-shadow: inset 3px 0 #f85149;
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-hunk, #${DIFF_LAYER_ID} .tsa-inline-diff-notice {
-  display: block; box-sizing: border-box; padding-inline: 10px;
-  min-height: var(--tsa-inline-diff-line-height, ${FALLBACK_LINE_HEIGHT});
-  line-height: var(--tsa-inline-diff-line-height, ${FALLBACK_LINE_HEIGHT});
-  background: linear-gradient(rgba(80, 74, 110, .6), rgba(80, 74, 110, .6)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-}
-#${DIFF_LAYER_ID} .tsa-inline-diff-notice {
-  color: #f1c66d; font-style: italic;
-  background: linear-gradient(rgba(241, 198, 109, .12), rgba(241, 198, 109, .12)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
-}`;
-
-  // The element whose box the surface covers: the editor's scroller.
-  function coveredElement(view) {
-    return view.scrollDOM || view.dom?.closest?.('.cm-editor') || view.dom || view.contentDOM || null;
-  }
-
-  function opaque(color) {
-    const value = String(color || '').trim().toLowerCase();
-    if (!value || value === 'transparent') return false;
-    const alpha = value.match(/^rgba?\([^)]*[,/]\s*([\d.]+)(%?)\s*\)$/);
-    if (!alpha) return true;
-    return alpha[2] ? Number(alpha[1]) >= 99.9 : Number(alpha[1]) >= 0.999;
-  }
-
-  // The colour the editor is painted on: the first opaque background from
-  // the editor up through its ancestors.
-  function editorBackground(element) {
-    for (let node = element; node; node = node.parentElement) {
-      const color = getComputedStyle(node).backgroundColor;
-      if (opaque(color)) return color;
-    }
-    return FALLBACK_BACKGROUND;
-  }
-
-  function span(className, text) {
-    const element = document.createElement('span');
-    element.className = className;
-    element.textContent = text;
-    return element;
-  }
-
-  function block(className, text) {
-    const element = document.createElement('div');
-    element.className = className;
-    element.textContent = text;
-    return element;
-  }
-
-  function mountSurface(preview) {
-    if (preview.layer?.isConnected) return;
-    document.getElementById(DIFF_LAYER_ID)?.remove();
-    if (!document.getElementById(DIFF_STYLE_ID)) {
-      const style = document.createElement('style');
-      style.id = DIFF_STYLE_ID;
-      style.textContent = DIFF_STYLE;
-      (document.head || document.documentElement).appendChild(style);
-    }
-    const layer = document.createElement('div');
-    layer.id = DIFF_LAYER_ID;
-    const surface = document.createElement('section');
-    surface.className = 'tsa-inline-diff-surface';
-    surface.tabIndex = 0;
-    surface.setAttribute('role', 'region');
-    surface.setAttribute('aria-label', `Proposed changes to ${preview.diff.fileLabel}`);
-    layer.appendChild(surface);
-    (document.body || document.documentElement).appendChild(layer);
-    preview.layer = layer;
-    preview.surface = surface;
-  }
-
-  // Puts the surface exactly over the editor's scroller and gives it the
-  // editor's font and background, so the proposal reads like the document.
-  function placeSurface(preview) {
-    const { surface, view } = preview;
-    const rect = coveredElement(view)?.getBoundingClientRect();
-    if (rect) {
-      surface.style.left = `${rect.left}px`;
-      surface.style.top = `${rect.top}px`;
-      surface.style.width = `${Math.max(0, rect.width)}px`;
-      surface.style.height = `${Math.max(0, rect.height)}px`;
-    }
-    const content = view.contentDOM;
-    if (content) {
-      const font = getComputedStyle(content);
-      const lineHeight = font.lineHeight === 'normal' ? FALLBACK_LINE_HEIGHT : font.lineHeight;
-      surface.style.fontFamily = font.fontFamily;
-      surface.style.fontSize = font.fontSize;
-      surface.style.fontWeight = font.fontWeight;
-      surface.style.lineHeight = lineHeight;
-      surface.style.color = font.color;
-      surface.style.setProperty('--tsa-inline-diff-line-height', lineHeight);
-    }
-    const background = editorBackground(view.dom || content);
-    surface.style.backgroundColor = background;
-    surface.style.setProperty('--tsa-inline-diff-background', background);
-  }
-
-  const ROW_MARKERS = { insert: '+', delete: '\u2212', context: ' ' };
-
-  function drawDiff(preview) {
-    const { diff, surface } = preview;
-    const header = document.createElement('div');
-    header.className = 'tsa-inline-diff-header';
-    const stats = document.createElement('span');
-    stats.className = 'tsa-inline-diff-stats';
-    stats.append(
-      span('tsa-inline-diff-stat-add', `+${diff.additions}`),
-      span('tsa-inline-diff-stat-delete', `\u2212${diff.deletions}`)
-    );
-    header.append(span('tsa-inline-diff-file', diff.fileLabel), stats);
-    const body = document.createElement('div');
-    body.className = 'tsa-inline-diff-body';
-    let rows = 0;
-    let additions = 0;
-    let deletions = 0;
-    let truncated = false;
-    for (const hunk of diff.hunks) {
-      if (rows >= LIMITS.MAX_INLINE_DIFF_ROWS) {
-        truncated = true;
-        break;
-      }
-      body.appendChild(block('tsa-inline-diff-hunk', `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`));
-      for (const source of hunk.rows) {
-        if (rows >= LIMITS.MAX_INLINE_DIFF_ROWS) {
-          truncated = true;
-          break;
-        }
-        const row = document.createElement('div');
-        row.className = `tsa-inline-diff-row tsa-inline-diff-${source.kind}`;
-        row.append(
-          span('tsa-inline-diff-line-number', source.oldLine == null ? '' : String(source.oldLine)),
-          span('tsa-inline-diff-line-number', source.newLine == null ? '' : String(source.newLine)),
-          span('tsa-inline-diff-marker', ROW_MARKERS[source.kind] || ' '),
-          span('tsa-inline-diff-code', source.text)
-        );
-        body.appendChild(row);
-        rows += 1;
-        if (source.kind === 'insert') additions += 1;
-        if (source.kind === 'delete') deletions += 1;
-      }
-      if (truncated) break;
-    }
-    if (truncated) {
-      body.appendChild(block('tsa-inline-diff-notice',
-        `Only the first ${LIMITS.MAX_INLINE_DIFF_ROWS} rows are drawn here. The side panel shows the whole proposal.`));
-    }
-    surface.replaceChildren(header, body);
-    return { shown: additions + deletions > 0, additions, deletions, truncated };
-  }
-
-  // Whether the editor moved on from what the proposal was computed for.
-  // Reading the file label walks the page layout, so it is only done when
-  // the editor's content changed, not on every scroll or resize frame.
-  function previewIsStale(preview) {
-    const checkFile = preview.checkFile;
-    preview.checkFile = false;
-    return findEditorView() !== preview.view
-      || editorToken(preview.view) !== preview.editorToken
-      || preview.view.state.doc !== preview.doc
-      || (checkFile && preview.fileLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== preview.fileLabel);
-  }
-
-  function renderPreview(preview) {
-    if (activePreview !== preview) return preview.status;
-    mountSurface(preview);
-    placeSurface(preview);
-    if (preview.stale || previewIsStale(preview)) {
-      if (!preview.stale) {
-        preview.stale = true;
-        preview.surface.replaceChildren(block('tsa-inline-diff-notice',
-          'The editor changed after this proposal was drawn, so it no longer applies. Reject it and ask the agent to prepare it again.'));
-      }
-      return preview.status;
-    }
-    if (!preview.status) preview.status = drawDiff(preview);
-    return preview.status;
-  }
-
-  function scheduleRender(preview) {
-    if (activePreview !== preview || preview.frame != null) return;
-    preview.frame = requestAnimationFrame(() => {
-      preview.frame = null;
-      try {
-        renderPreview(preview);
-      } catch {
-        // The page is rebuilding the editor; the next event draws again.
-      }
-    });
-  }
-
-  function watch(preview) {
-    const schedule = () => scheduleRender(preview);
-    const listen = (target, type, options) => {
-      if (!target) return;
-      target.addEventListener(type, schedule, options);
-      preview.cleanups.push(() => target.removeEventListener(type, schedule, options));
-    };
-    const covered = coveredElement(preview.view);
-    listen(window, 'resize', { passive: true });
-    listen(window, 'scroll', { passive: true, capture: true });
-    listen(covered, 'scroll', { passive: true });
-    if (preview.view.contentDOM) {
-      const mutations = new MutationObserver(() => {
-        preview.checkFile = true;
-        schedule();
-      });
-      mutations.observe(preview.view.contentDOM, { childList: true, subtree: true, characterData: true });
-      preview.cleanups.push(() => mutations.disconnect());
-    }
-    if (covered && typeof ResizeObserver === 'function') {
-      const sizes = new ResizeObserver(schedule);
-      sizes.observe(covered);
-      preview.cleanups.push(() => sizes.disconnect());
-    }
-  }
-
-  // Removes the preview when it belongs to `runId`/`callId` (either may be
-  // omitted to match any): listeners, observers, the pending frame, the layer
-  // and the style element.
-  function clearPreview(runId, callId) {
-    const preview = activePreview;
-    if (!preview || (runId != null && preview.runId !== runId) || (callId != null && preview.callId !== callId)) {
-      return { ok: true, cleared: false };
-    }
-    activePreview = null;
-    for (const cleanup of preview.cleanups) {
-      try { cleanup(); } catch { /* the page is tearing the target down */ }
-    }
-    if (preview.frame != null) cancelAnimationFrame(preview.frame);
-    preview.layer?.remove();
-    document.getElementById(DIFF_LAYER_ID)?.remove();
-    document.getElementById(DIFF_STYLE_ID)?.remove();
-    return { ok: true, cleared: true };
-  }
-
-  const ownedByOther = (runId, callId) => activePreview != null && (activePreview.runId !== runId || activePreview.callId !== callId);
+  const overlay = inlineDiff.create({
+    findEditorView,
+    editorToken,
+    showsOtherFile: label => label !== DEFAULT_FILE_LABEL && liveFileLabel() !== label
+  });
 
   const busy = () => refuse('EDIT_PREVIEW_BUSY', 'Another agent edit is being reviewed in this editor.');
 
@@ -799,30 +530,21 @@
   // ---------- PAGE_SHOW_EDIT_PREVIEW ----------
 
   function showEditPreview(payload, runId) {
-    if (ownedByOther(runId, payload.callId)) return busy();
+    if (overlay.ownedByOther(runId, payload.callId)) return busy();
     const checked = checkPreparedEdit(payload);
     if (checked.failure) return checked.failure;
-    clearPreview(runId, payload.callId);
-    const preview = {
+    overlay.clear(runId, payload.callId);
+    const target = {
       runId,
       callId: payload.callId,
       view: checked.view,
       doc: checked.view.state.doc,
       editorToken: payload.expectedEditorToken,
       fileLabel: payload.expectedFileLabel,
-      diff: payload.preview,
-      layer: null,
-      surface: null,
-      status: null,
-      stale: false,
-      checkFile: false,
-      frame: null,
-      cleanups: []
+      diff: payload.preview
     };
     try {
-      activePreview = preview;
-      watch(preview);
-      const status = renderPreview(preview);
+      const status = overlay.show(target);
       let warning;
       if (!status.shown) warning = 'No changed row could be drawn over the editor. Review the proposal in the side panel.';
       else if (status.truncated) warning = 'The editor shows only part of this proposal. Review all of it in the side panel.';
@@ -837,7 +559,7 @@
         ...(warning ? { warning } : {})
       };
     } catch (error) {
-      clearPreview(runId, payload.callId);
+      overlay.clear(runId, payload.callId);
       return { ok: true, shown: false, warning: boundedWarning(`The proposal could not be drawn over the editor: ${error?.message || error}`) };
     }
   }
@@ -847,11 +569,11 @@
   // One CodeMirror transaction with every change, in the coordinates of the
   // text that was checked, so the edit lands whole or not at all.
   function applyEdit(payload, runId) {
-    if (ownedByOther(runId, payload.callId)) return busy();
+    if (overlay.ownedByOther(runId, payload.callId)) return busy();
     const checked = checkPreparedEdit(payload);
     if (checked.failure) return checked.failure;
     checked.view.dispatch({ changes: checked.changes });
-    clearPreview(runId, payload.callId);
+    overlay.clear(runId, payload.callId);
     return { ok: true, edits_applied: checked.changes.length, reviewed_diff: payload.reviewedDiff === true };
   }
 
@@ -860,10 +582,10 @@
   function postResponse(request, result, error) {
     let failure = error;
     if (!failure && !bridge.validResponseData(request.type, result)) {
-      failure = { code: 'INVALID_PAGE_RESPONSE', message: `${request.type} produced an invalid or oversized answer.` };
+      failure = { code: ERRORS.INVALID_PAGE_RESPONSE, message: `${request.type} produced an invalid or oversized answer.` };
     }
     const payload = failure
-      ? { ok: false, error: { code: failure.code || 'PAGE_REQUEST_FAILED', message: String(failure.message || failure).slice(0, 2_000) } }
+      ? { ok: false, error: { code: failure.code || 'PAGE_REQUEST_FAILED', message: String(failure.message || failure).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) } }
       : { ok: true, data: result };
     window.postMessage(bridge.envelope(TYPES.RESPONSE, payload, {
       requestId: request.requestId,
@@ -893,7 +615,7 @@
     [TYPES.PAGE_GET_PREVIEW]: payload => getPreview(payload),
     [TYPES.PAGE_SHOW_EDIT_PREVIEW]: (payload, request) => ({ result: showEditPreview(payload, request.runId) }),
     [TYPES.PAGE_APPLY_EDIT]: (payload, request) => ({ result: applyEdit(payload, request.runId) }),
-    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: (payload, request) => ({ result: clearPreview(request.runId, payload.callId) })
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: (payload, request) => ({ result: overlay.clear(request.runId, payload.callId) })
   };
 
   function handleBridgeMessage(event) {
@@ -918,7 +640,7 @@
     if (cancelledRequests.has(request.requestId)) {
       clearTimeout(cancelledRequests.get(request.requestId));
       cancelledRequests.delete(request.requestId);
-      postResponse(request, null, { code: 'CANCELLED', message: 'The page request was cancelled before it ran.' });
+      postResponse(request, null, { code: ERRORS.CANCELLED, message: 'The page request was cancelled before it ran.' });
       return;
     }
     const handler = HANDLERS[request.type];
@@ -940,7 +662,7 @@
     dispose() {
       window.removeEventListener('message', handleBridgeMessage);
       window.removeEventListener('pagehide', handlePageHide);
-      clearPreview();
+      overlay.clear();
       for (const timer of cancelledRequests.values()) clearTimeout(timer);
       cancelledRequests.clear();
       bridgeNonces.clear();

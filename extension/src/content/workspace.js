@@ -13,6 +13,10 @@
  */
 (function (root) {
   'use strict';
+  // The bounds the worker applies to these hints (protocol::limits, through
+  // the generated protocol-constants.js, loaded before this file).
+  const LIMITS = root.__typstAgentProtocolConstants?.LIMITS;
+  if (!LIMITS) return;
 
   // Extensions typst.app projects commonly hold; used to recognise file rows.
   const PROJECT_ASSET = /\.(typ(?:st)?|png|jpe?g|gif|webp|svg|pdf|ttf|otf|woff2?|eot|bib|csv|tsv|md|txt|json|toml|xml|yml|yaml|wasm)$/i;
@@ -21,9 +25,9 @@
   const CRUMB_SEPARATORS = /\s*[>›❯»]\s*/;
   const SEPARATOR_ONLY = /^[>›❯»/|]+$/;
   const PATH_ATTRIBUTES = ['data-path', 'data-file', 'data-relpath', 'title'];
-  const MAX_TREE_ENTRIES = 128;
-  const MAX_TREE_DEPTH = 12;
-  const MAX_TREE_PATH = 240;
+  const MAX_TREE_ENTRIES = LIMITS.MAX_PROJECT_TREE_ENTRIES;
+  const MAX_TREE_DEPTH = LIMITS.MAX_PROJECT_TREE_DEPTH;
+  const MAX_TREE_PATH = LIMITS.MAX_PROJECT_TREE_PATH_CHARS;
 
   function inlineText(value, max = 240) {
     return typeof value === 'string' ? value.trim().replace(/\s+/g, ' ').slice(0, max) : '';
@@ -56,7 +60,7 @@
   function filePath(value) {
     if (typeof value !== 'string') return null;
     const path = value.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/^\/+/, '').replace(/\/{2,}/g, '/');
-    if (!path || path.length > 240 || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
+    if (!path || path.length > LIMITS.MAX_PROJECT_PATH_CHARS || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
     const segments = path.split('/').map(segment => segment.trim());
     if (segments.some(segment => !segment || segment === '.' || segment === '..' || /[\0\r\n]/.test(segment))) return null;
     return FILE_NAME.test(segments[segments.length - 1]) ? segments.join('/') : null;
@@ -66,7 +70,7 @@
     const relativePath = filePath(path);
     if (!relativePath) return null;
     return {
-      projectLabel: inlineText(projectLabel, 160) || null,
+      projectLabel: inlineText(projectLabel, LIMITS.MAX_PROJECT_LABEL_CHARS) || null,
       relativePath,
       basename: relativePath.split('/').pop(),
       source,
@@ -305,7 +309,7 @@
   }
 
   function entryName(value) {
-    const name = inlineText(value, 160);
+    const name = inlineText(value, LIMITS.MAX_PROJECT_TREE_SEGMENT_CHARS);
     return !name || name === '.' || name === '..' || /[\\/\0\r\n]/.test(name) ? null : name;
   }
 

@@ -19,7 +19,7 @@ use crate::request::PageError;
 use protocol::diff_preview::DiffRowKind;
 use protocol::error::ErrorCode;
 use protocol::js;
-use protocol::limits::{self, MAX_NOTICE_CHARS};
+use protocol::limits::{self, MAX_EDIT_WARNING_CHARS, MAX_INLINE_DIFF_ROWS};
 use protocol::page_response::{MAX_PAGE_ERROR_CHARS, PageResponseData};
 use protocol::payloads::{CallRef, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, parse_payload};
@@ -42,15 +42,6 @@ pub const INVALID_CALL_ID: &str = ErrorCode::InvalidCallId.as_str();
 /// editor's viewport, outside CodeMirror's own DOM.
 pub const EDITOR_DIFF_SURFACE: &str = "editor-diff-surface";
 
-/// Most diff rows the page draws; beyond them it shows a truncation notice
-/// and the panel's complete diff is the review. The page script keeps a copy
-/// (`LIMITS.MAX_INLINE_DIFF_ROWS`), checked by a test in this crate.
-pub const MAX_INLINE_DIFF_ROWS: u64 = 2_000;
-
-/// Longest warning a preview answer may carry: it becomes the approval
-/// banner's notice, which is bounded by [`MAX_NOTICE_CHARS`].
-pub const MAX_EDIT_WARNING_CHARS: u32 = MAX_NOTICE_CHARS;
-
 /// What changed on the page since the change set was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StaleReason {
@@ -64,6 +55,7 @@ pub enum StaleReason {
 }
 
 impl StaleReason {
+    /// The page's `staleReason` string.
     pub const fn as_str(self) -> &'static str {
         match self {
             StaleReason::File => "file",
@@ -72,6 +64,7 @@ impl StaleReason {
         }
     }
 
+    /// The reason a `staleReason` string names, if any.
     pub fn from_wire(value: &str) -> Option<StaleReason> {
         [StaleReason::File, StaleReason::Editor, StaleReason::Document]
             .into_iter()
@@ -82,13 +75,32 @@ impl StaleReason {
 /// The page declined the request; the document was not changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditRefusal {
-    EditorUnavailable { message: String },
-    Stale { reason: StaleReason, message: String },
-    Busy { message: String },
-    InvalidPreparedEdit { message: String },
+    /// No editor on the page ([`EDITOR_UNAVAILABLE`]).
+    EditorUnavailable {
+        /// The page's sentence.
+        message: String,
+    },
+    /// The editor moved on ([`STALE_EDIT_PREVIEW`]).
+    Stale {
+        /// What moved on.
+        reason: StaleReason,
+        /// The page's sentence.
+        message: String,
+    },
+    /// Another run or call owns the overlay ([`EDIT_PREVIEW_BUSY`]).
+    Busy {
+        /// The page's sentence.
+        message: String,
+    },
+    /// The change set does not fit the live text ([`INVALID_PREPARED_EDIT`]).
+    InvalidPreparedEdit {
+        /// The page's sentence.
+        message: String,
+    },
 }
 
 impl EditRefusal {
+    /// The page's code for this refusal.
     pub fn code(&self) -> &'static str {
         match self {
             EditRefusal::EditorUnavailable { .. } => EDITOR_UNAVAILABLE,
@@ -98,6 +110,7 @@ impl EditRefusal {
         }
     }
 
+    /// The page's sentence.
     pub fn message(&self) -> &str {
         match self {
             EditRefusal::EditorUnavailable { message }
@@ -107,6 +120,7 @@ impl EditRefusal {
         }
     }
 
+    /// What moved on, for a stale refusal.
     pub fn stale_reason(&self) -> Option<StaleReason> {
         match self {
             EditRefusal::Stale { reason, .. } => Some(*reason),
@@ -119,11 +133,14 @@ impl EditRefusal {
 /// changed), or the request never got a trustworthy answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditError {
+    /// The page said no; nothing changed.
     Refused(EditRefusal),
+    /// The bridge failed, or the answer broke the contract.
     Page(PageError),
 }
 
 impl EditError {
+    /// The refusal's or the page error's code.
     pub fn code(&self) -> &str {
         match self {
             EditError::Refused(refusal) => refusal.code(),
@@ -131,6 +148,7 @@ impl EditError {
         }
     }
 
+    /// The refusal's or the page error's sentence.
     pub fn message(&self) -> &str {
         match self {
             EditError::Refused(refusal) => refusal.message(),
@@ -138,6 +156,7 @@ impl EditError {
         }
     }
 
+    /// What moved on, for a stale refusal.
     pub fn stale_reason(&self) -> Option<StaleReason> {
         match self {
             EditError::Refused(refusal) => refusal.stale_reason(),
@@ -171,8 +190,11 @@ impl std::error::Error for EditError {}
 pub struct PreviewDrawn {
     /// At least one changed row is visible.
     pub shown: bool,
+    /// Changes of the prepared edit the drawing stands for.
     pub changes_previewed: u64,
+    /// Inserted rows drawn.
     pub additions_rendered: u64,
+    /// Deleted rows drawn.
     pub deletions_rendered: u64,
     /// Only the first [`MAX_INLINE_DIFF_ROWS`] rows are drawn.
     pub truncated: bool,
@@ -185,18 +207,22 @@ pub struct PreviewDrawn {
 /// panel's diff is the review; the page overlay only mirrors it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PreviewOutcome {
+    /// The overlay is on the page.
     Drawn(PreviewDrawn),
     /// Drawing failed on the page; nothing of it is left behind.
     Unavailable {
+        /// Why, for the approval banner.
         warning: String,
     },
 }
 
 impl PreviewOutcome {
+    /// Whether at least one changed row is visible over the editor.
     pub fn shown(&self) -> bool {
         matches!(self, PreviewOutcome::Drawn(drawn) if drawn.shown)
     }
 
+    /// The notice for the approval banner, if any.
     pub fn warning(&self) -> Option<&str> {
         match self {
             PreviewOutcome::Drawn(drawn) => drawn.warning.as_deref(),
@@ -208,6 +234,7 @@ impl PreviewOutcome {
 /// The answer to `PAGE_APPLY_EDIT`: one CodeMirror transaction was dispatched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EditApplied {
+    /// Changes in the dispatched transaction.
     pub edits_applied: u64,
     /// Echoes the request: the user approved this exact diff in Ask mode.
     pub reviewed_diff: bool,
@@ -418,9 +445,9 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
         && deletions <= deleted_rows
         && shown == (additions + deletions > 0)
         && if truncated {
-            all_rows > MAX_INLINE_DIFF_ROWS
+            all_rows > u64::from(MAX_INLINE_DIFF_ROWS)
         } else {
-            additions == inserted_rows && deletions == deleted_rows && all_rows <= MAX_INLINE_DIFF_ROWS
+            additions == inserted_rows && deletions == deleted_rows && all_rows <= u64::from(MAX_INLINE_DIFF_ROWS)
         }
         && warning.is_some() == (!shown || truncated);
     if !consistent {
@@ -473,307 +500,4 @@ pub fn parse_clear_answer(data: &Value) -> Result<bool, PageError> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow};
-    use protocol::edit_checkpoint::TextChange;
-    use serde_json::json;
-
-    fn change(from: u64, to: u64, insert: &str) -> TextChange {
-        TextChange {
-            from,
-            to,
-            insert: insert.to_owned(),
-        }
-    }
-
-    fn row(kind: DiffRowKind, old_line: Option<u64>, new_line: Option<u64>, text: &str) -> DiffRow {
-        DiffRow {
-            kind,
-            old_line,
-            new_line,
-            text: text.to_owned(),
-        }
-    }
-
-    /// One hunk replacing line 2 of "a\nb\nc" by "B", as the worker builds it.
-    fn preview() -> DiffPreview {
-        DiffPreview {
-            kind: DiffPreviewKind::UnifiedDiff,
-            file_label: "main.typ".to_owned(),
-            additions: 1,
-            deletions: 1,
-            hunks: vec![DiffHunk {
-                old_start: 1,
-                old_lines: 3,
-                new_start: 1,
-                new_lines: 3,
-                rows: vec![
-                    row(DiffRowKind::Context, Some(1), Some(1), "a"),
-                    row(DiffRowKind::Delete, Some(2), None, "b"),
-                    row(DiffRowKind::Insert, None, Some(2), "B"),
-                    row(DiffRowKind::Context, Some(3), Some(3), "c"),
-                ],
-            }],
-        }
-    }
-
-    fn show_request() -> PageShowEditPreview {
-        PageShowEditPreview {
-            expected_text: "a\nb\nc".to_owned(),
-            expected_editor_token: "token-1".to_owned(),
-            expected_file_label: "main.typ".to_owned(),
-            changes: vec![change(2, 3, "B")],
-            call_id: "call-1".to_owned(),
-            preview: preview(),
-        }
-    }
-
-    fn apply_request(reviewed_diff: bool) -> PageApplyEdit {
-        PageApplyEdit {
-            expected_text: "a\nb\nc".to_owned(),
-            expected_editor_token: "token-1".to_owned(),
-            expected_file_label: "main.typ".to_owned(),
-            changes: vec![change(2, 3, "B")],
-            call_id: "call-1".to_owned(),
-            reviewed_diff,
-        }
-    }
-
-    fn drawn() -> Value {
-        json!({"result": {"ok": true, "shown": true, "presentation": "editor-diff-surface", "changes_previewed": 1,
-            "additions_rendered": 1, "deletions_rendered": 1, "truncated": false}})
-    }
-
-    fn code_of<T: std::fmt::Debug>(result: Result<T, EditError>) -> String {
-        match result {
-            Ok(value) => format!("ok: {value:?}"),
-            Err(error) => error.code().to_owned(),
-        }
-    }
-
-    #[test]
-    fn payloads_are_the_wire_shape_and_pass_the_protocol_rules() {
-        let show = show_payload(&show_request()).map(Value::Object);
-        assert_eq!(
-            show,
-            Ok(
-                json!({"expectedText": "a\nb\nc", "expectedEditorToken": "token-1", "expectedFileLabel": "main.typ",
-                "changes": [{"from": 2, "to": 3, "insert": "B"}], "callId": "call-1", "preview": preview().to_value()})
-            )
-        );
-        let apply = apply_payload(&apply_request(true)).map(|map| map.get("reviewedDiff").cloned());
-        assert_eq!(apply, Ok(Some(json!(true))));
-        assert_eq!(
-            clear_payload("call-1").map(Value::Object),
-            Ok(json!({"callId": "call-1"}))
-        );
-    }
-
-    #[test]
-    fn bad_requests_are_refused_before_any_page_sees_them() {
-        let mut past_end = apply_request(false);
-        past_end.changes = vec![change(2, 9, "")];
-        let mut overlapping = apply_request(false);
-        overlapping.changes = vec![change(0, 3, "x"), change(2, 4, "y")];
-        let mut none = apply_request(false);
-        none.changes.clear();
-        let mut too_many = apply_request(false);
-        too_many.changes = (0..129).map(|_| change(0, 0, "")).collect();
-        let mut too_much = apply_request(false);
-        too_much.changes = vec![change(0, 0, &"x".repeat(1_000_001))];
-        let mut blank_token = apply_request(false);
-        blank_token.expected_editor_token = " ".to_owned();
-        for request in [past_end, overlapping, none, too_many, too_much, blank_token] {
-            assert_eq!(
-                code_of(apply_payload(&request)),
-                INVALID_PREPARED_EDIT,
-                "{:?}",
-                request.changes.len()
-            );
-        }
-        let mut no_rows = show_request();
-        no_rows.preview.hunks.clear();
-        assert_eq!(code_of(show_payload(&no_rows)), INVALID_PREPARED_EDIT);
-        assert_eq!(code_of(clear_payload(" ")), INVALID_CALL_ID);
-        assert_eq!(code_of(check_run_id("")), INVALID_RUN_ID);
-        assert_eq!(code_of(check_run_id(&"r".repeat(201))), INVALID_RUN_ID);
-        assert_eq!(check_run_id("run-1"), Ok(()));
-    }
-
-    #[test]
-    fn a_drawn_preview_is_read_with_its_counts() {
-        let outcome = parse_show_answer(&show_request(), &drawn());
-        assert_eq!(
-            outcome,
-            Ok(PreviewOutcome::Drawn(PreviewDrawn {
-                shown: true,
-                changes_previewed: 1,
-                additions_rendered: 1,
-                deletions_rendered: 1,
-                truncated: false,
-                warning: None
-            }))
-        );
-        assert!(outcome.as_ref().is_ok_and(PreviewOutcome::shown));
-        let unavailable = json!({"result": {"ok": true, "shown": false, "warning": "Drawing failed: no body."}});
-        let outcome = parse_show_answer(&show_request(), &unavailable);
-        assert_eq!(
-            outcome.as_ref().map(PreviewOutcome::warning),
-            Ok(Some("Drawing failed: no body."))
-        );
-        assert_eq!(outcome.map(|o| o.shown()), Ok(false));
-    }
-
-    #[test]
-    fn a_truncated_drawing_is_accepted_only_for_a_diff_longer_than_the_page_draws() {
-        let mut request = show_request();
-        let rows: Vec<DiffRow> = (1..=2_500)
-            .map(|n| row(DiffRowKind::Insert, None, Some(n), "x"))
-            .collect();
-        request.preview.hunks[0].rows = rows;
-        request.preview.additions = 2_500;
-        request.preview.deletions = 0;
-        let truncated = json!({"result": {"ok": true, "shown": true, "presentation": "editor-diff-surface",
-            "changes_previewed": 1, "additions_rendered": 2000, "deletions_rendered": 0, "truncated": true,
-            "warning": "Only part of the proposal is drawn here."}});
-        assert!(matches!(
-            parse_show_answer(&request, &truncated),
-            Ok(PreviewOutcome::Drawn(PreviewDrawn {
-                truncated: true,
-                additions_rendered: 2000,
-                ..
-            }))
-        ));
-        // The short diff cannot be truncated, and a truncation needs its warning.
-        assert_eq!(
-            code_of(parse_show_answer(&show_request(), &truncated)),
-            "INVALID_PAGE_RESPONSE"
-        );
-        let mut silent = truncated.clone();
-        silent["result"].as_object_mut().map(|r| r.remove("warning"));
-        assert_eq!(code_of(parse_show_answer(&request, &silent)), "INVALID_PAGE_RESPONSE");
-    }
-
-    #[test]
-    fn show_answers_that_do_not_fit_the_request_are_invalid() {
-        type Mutation = Box<dyn Fn(&mut Value)>;
-        let cases: Vec<Mutation> = vec![
-            Box::new(|v| v["result"]["changes_previewed"] = json!(2)),
-            Box::new(|v| v["result"]["additions_rendered"] = json!(2)),
-            Box::new(|v| v["result"]["deletions_rendered"] = json!(0)),
-            Box::new(|v| v["result"]["shown"] = json!(false)),
-            Box::new(|v| v["result"]["presentation"] = json!("inline-decorations")),
-            Box::new(|v| v["result"]["script"] = json!("alert(1)")),
-            Box::new(|v| v["result"]["warning"] = json!("x".repeat(501))),
-            Box::new(|v| v["result"]["truncated"] = json!("no")),
-            Box::new(|v| v["result"]["ok"] = json!(1)),
-            Box::new(|v| v["extra"] = json!(1)),
-            Box::new(|v| *v = json!({"result": {"ok": true, "shown": true, "warning": "w"}})),
-            Box::new(|v| *v = json!({"result": {"ok": true, "shown": false}})),
-        ];
-        for (index, case) in cases.iter().enumerate() {
-            let mut data = drawn();
-            case(&mut data);
-            assert_eq!(
-                code_of(parse_show_answer(&show_request(), &data)),
-                "INVALID_PAGE_RESPONSE",
-                "case {index}"
-            );
-        }
-    }
-
-    #[test]
-    fn refusals_keep_their_code_and_stale_reason() {
-        for reason in ["file", "editor", "document"] {
-            let data = json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
-                "error": "The editor changed."}});
-            let error = parse_apply_answer(&apply_request(true), &data).err();
-            assert_eq!(error.as_ref().map(EditError::code), Some(STALE_EDIT_PREVIEW));
-            assert_eq!(
-                error.and_then(|e| e.stale_reason()).map(StaleReason::as_str),
-                Some(reason)
-            );
-        }
-        for code in [EDITOR_UNAVAILABLE, EDIT_PREVIEW_BUSY, INVALID_PREPARED_EDIT] {
-            let data = json!({"result": {"ok": false, "code": code, "error": "No."}});
-            let error = parse_show_answer(&show_request(), &data).err();
-            assert!(matches!(&error, Some(EditError::Refused(r)) if r.code() == code && r.message() == "No."));
-            assert_eq!(error.and_then(|e| e.stale_reason()), None);
-        }
-    }
-
-    #[test]
-    fn malformed_refusals_are_invalid_answers_not_refusals() {
-        for result in [
-            json!({"ok": false, "code": "STALE_EDIT_PREVIEW", "error": "no reason"}),
-            json!({"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": "weather", "error": "x"}),
-            json!({"ok": false, "code": "EDIT_PREVIEW_BUSY", "staleReason": "file", "error": "x"}),
-            json!({"ok": false, "code": "PAGE_DECIDED_OTHERWISE", "error": "x"}),
-            json!({"ok": false, "code": "EDITOR_UNAVAILABLE", "error": " "}),
-            json!({"ok": false, "code": "EDITOR_UNAVAILABLE", "error": "x", "hint": "y"}),
-        ] {
-            let data = json!({ "result": result });
-            assert!(
-                matches!(parse_apply_answer(&apply_request(false), &data), Err(EditError::Page(ref e)) if e.code == "INVALID_PAGE_RESPONSE"),
-                "{data}"
-            );
-        }
-    }
-
-    #[test]
-    fn an_apply_receipt_must_echo_the_request() {
-        let receipt = json!({"result": {"ok": true, "edits_applied": 1, "reviewed_diff": true}});
-        assert_eq!(
-            parse_apply_answer(&apply_request(true), &receipt),
-            Ok(EditApplied {
-                edits_applied: 1,
-                reviewed_diff: true
-            })
-        );
-        // Claimed review of an unreviewed edit, wrong count, extra field.
-        assert_eq!(
-            code_of(parse_apply_answer(&apply_request(false), &receipt)),
-            "INVALID_PAGE_RESPONSE"
-        );
-        for result in [
-            json!({"ok": true, "edits_applied": 2, "reviewed_diff": true}),
-            json!({"ok": true, "edits_applied": 1, "reviewed_diff": true, "text": "x"}),
-            json!({"ok": true, "edits_applied": 1}),
-        ] {
-            let data = json!({ "result": result });
-            assert_eq!(
-                code_of(parse_apply_answer(&apply_request(true), &data)),
-                "INVALID_PAGE_RESPONSE"
-            );
-        }
-        assert_eq!(
-            code_of(parse_apply_answer(&apply_request(true), &json!({"receipt": {}}))),
-            "INVALID_PAGE_RESPONSE"
-        );
-    }
-
-    #[test]
-    fn clear_answers_say_whether_a_preview_was_removed() {
-        assert_eq!(
-            parse_clear_answer(&json!({"result": {"ok": true, "cleared": true}})),
-            Ok(true)
-        );
-        assert_eq!(
-            parse_clear_answer(&json!({"result": {"ok": true, "cleared": false}})),
-            Ok(false)
-        );
-        for data in [
-            json!({"result": {"ok": true}}),
-            json!({"result": {"ok": false, "cleared": false}}),
-            json!({"result": {"ok": true, "cleared": true, "x": 1}}),
-            json!({"cleared": true}),
-        ] {
-            assert_eq!(
-                parse_clear_answer(&data).map_err(|e| e.code),
-                Err("INVALID_PAGE_RESPONSE".to_owned()),
-                "{data}"
-            );
-        }
-    }
-}
+mod tests;
