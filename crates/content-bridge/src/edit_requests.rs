@@ -26,11 +26,11 @@ use protocol::{MessageType, parse_payload};
 use serde_json::{Map, Value};
 
 /// No CodeMirror `EditorView` could be found on the page.
-pub const EDITOR_UNAVAILABLE: &str = "EDITOR_UNAVAILABLE";
+pub const EDITOR_UNAVAILABLE: &str = ErrorCode::EditorUnavailable.as_str();
 /// The editor no longer shows what the change set was computed for.
-pub const STALE_EDIT_PREVIEW: &str = "STALE_EDIT_PREVIEW";
+pub const STALE_EDIT_PREVIEW: &str = ErrorCode::StaleEditPreview.as_str();
 /// Another run or tool call owns the page's inline preview.
-pub const EDIT_PREVIEW_BUSY: &str = "EDIT_PREVIEW_BUSY";
+pub const EDIT_PREVIEW_BUSY: &str = ErrorCode::EditPreviewBusy.as_str();
 /// The change set does not fit the live document (or the bounds).
 pub const INVALID_PREPARED_EDIT: &str = ErrorCode::InvalidPreparedEdit.as_str();
 /// A run id the page bridge would refuse.

@@ -1,8 +1,7 @@
 //! Page request envelopes and the checks on the page's answers.
 
-use protocol::error::response_codes;
-use protocol::page_response::MAX_PAGE_ERROR_CHARS;
-use protocol::{ErrorCode, MessageType, js};
+use protocol::response::{Responder, UnwrapError, unwrap_response};
+use protocol::{ErrorCode, MessageType};
 use serde_json::{Map, Value, json};
 
 /// Why a page request produced no usable answer. `code` is the page's own
@@ -20,7 +19,7 @@ pub struct PageError {
 pub const INVALID_PAGE_RESPONSE: &str = ErrorCode::InvalidPageResponse.as_str();
 
 /// The code of a request stopped by its run or by the user.
-pub const CANCELLED: &str = response_codes::CANCELLED;
+pub const CANCELLED: &str = ErrorCode::Cancelled.as_str();
 
 impl PageError {
     /// An error with this code and sentence.
@@ -60,7 +59,7 @@ pub fn page_request(
 ) -> Result<Value, PageError> {
     if !message_type.is_page_request() {
         return Err(PageError::new(
-            "NOT_A_PAGE_REQUEST",
+            ErrorCode::NotAPageRequest.as_str(),
             format!("{} is not sent to pages.", message_type.as_str()),
         ));
     }
@@ -73,41 +72,15 @@ pub fn page_request(
 
 /// The `data` of the page's answer to `request_id`. The page is untrusted:
 /// an answer to another request, a malformed envelope or a missing answer is
-/// an `INVALID_PAGE_RESPONSE`, and an error answer keeps the page's code.
+/// an `INVALID_PAGE_RESPONSE`, and an error answer keeps the page's code with
+/// its text cut to the page error bound. The envelope rules are protocol's
+/// one response reader's ([`unwrap_response`] with [`Responder::Page`]).
 pub fn unwrap_page_response(request_id: &str, answer: Option<&Value>) -> Result<Value, PageError> {
-    let invalid = |why: &str| PageError::invalid(why);
-    let answer = answer.ok_or_else(|| invalid("The page did not answer."))?;
-    if answer.get("type").and_then(Value::as_str) != Some(MessageType::Response.as_str()) {
-        return Err(invalid("The page's answer is not a response envelope."));
-    }
-    if answer.get("requestId").and_then(Value::as_str) != Some(request_id) {
-        return Err(invalid("The page answered another request."));
-    }
-    let payload = answer
-        .get("payload")
-        .and_then(Value::as_object)
-        .ok_or_else(|| invalid("The answer has no payload."))?;
-    match (
-        payload.get("ok").and_then(Value::as_bool),
-        payload.get("data"),
-        payload.get("error"),
-    ) {
-        (Some(true), Some(data), None) => Ok(data.clone()),
-        (Some(false), None, Some(error)) => {
-            let code = error
-                .get("code")
-                .and_then(Value::as_str)
-                .filter(|c| !c.trim().is_empty());
-            let message = error.get("message").and_then(Value::as_str);
-            match (code, message) {
-                (Some(code), Some(message)) => {
-                    Err(PageError::new(code, js::truncate_utf16(message, MAX_PAGE_ERROR_CHARS)))
-                }
-                _ => Err(invalid("The page's error has no code or message.")),
-            }
-        }
-        _ => Err(invalid("The answer is neither a success with data nor an error.")),
-    }
+    let answer = answer.ok_or_else(|| PageError::invalid("The page did not answer."))?;
+    unwrap_response(request_id, answer, Responder::Page).map_err(|error| match error {
+        UnwrapError::Invalid(invalid) => PageError::invalid(invalid.message),
+        UnwrapError::Failed(failed) => PageError::new(&failed.code, failed.message),
+    })
 }
 
 #[cfg(test)]

@@ -26,9 +26,6 @@ impl fmt::Display for BodyTooLarge {
 
 impl std::error::Error for BodyTooLarge {}
 
-/// Default code of an oversized body.
-pub const RESPONSE_TOO_LARGE: &str = "RESPONSE_TOO_LARGE";
-
 /// Refuses a declared `Content-Length` above the cap. The header is read as
 /// JavaScript's `Number(header)` does; a missing or non-numeric header passes.
 pub fn check_content_length(header: Option<&str>, max_bytes: usize) -> Result<(), BodyTooLarge> {

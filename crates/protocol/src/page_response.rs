@@ -29,42 +29,59 @@ pub const MAX_PREVIEW_SIDE_PX: u64 = 4_096;
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PageContext {
+    /// Why the editor could not be read (the other fields are then absent).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// The whole document text (the `full` and `edit` projections).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub full_text: Option<String>,
+    /// Lines prefixed `N|` (the `numbered` projection).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub numbered_document: Option<String>,
+    /// The cursor as a UTF-16 offset.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cursor_pos: Option<u64>,
+    /// The cursor's line, 1-based.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cursor_line: Option<u64>,
+    /// The cursor's column, 1-based.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub cursor_column: Option<u64>,
+    /// The selected text, possibly cut (see `selection_truncated`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub selected_text: Option<String>,
+    /// Start of the selection as a UTF-16 offset.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub selection_from: Option<u64>,
+    /// End of the selection as a UTF-16 offset.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub selection_to: Option<u64>,
+    /// The document's length in UTF-16 units.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub doc_length: Option<u64>,
+    /// The document's number of lines.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub line_count: Option<u64>,
+    /// The identity of this `EditorView` instance, which guarded edits must name.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub editor_token: Option<String>,
     /// Workspace hints (untrusted; read with [`crate::active_file`] and
     /// [`crate::project_tree`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub workspace: Option<Value>,
+    /// The text or numbered lines were cut to the request's limit.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub truncated: Option<bool>,
+    /// The selection was cut to its bound.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub selection_truncated: Option<bool>,
+    /// First line of a numbered range.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub start_line: Option<u64>,
+    /// Last line of a numbered range.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub end_line: Option<u64>,
+    /// Where the next page of a cut numbered range starts.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub next_start_line: Option<u64>,
 }
@@ -73,15 +90,22 @@ pub struct PageContext {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PagePreview {
+    /// The preview as a `data:` URL with its declared size.
     Image {
+        /// The image as a `data:` URL.
         #[serde(rename = "dataUrl")]
         data_url: String,
+        /// Declared width in pixels.
         width: u64,
+        /// Declared height in pixels.
         height: u64,
+        /// Declared image type.
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none", default)]
         mime_type: Option<String>,
     },
+    /// No image: why.
     Error {
+        /// The page's reason.
         error: String,
     },
 }
@@ -89,29 +113,41 @@ pub enum PagePreview {
 /// One diagnostic row from the page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PageDiagnostic {
+    /// `error`, `warning`, …, as the page shows it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub severity: Option<String>,
+    /// The diagnostic's text.
     pub message: String,
+    /// Its line, 1-based; absent for project-level rows.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub line: Option<u64>,
+    /// Its column, 1-based.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub column: Option<u64>,
+    /// `typst`, `typst-summary`, `typst-status` or `spelling`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub kind: Option<String>,
+    /// For spelling rows: the word flagged.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub original: Option<String>,
+    /// For spelling rows: the suggested word.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub suggestion: Option<String>,
 }
 
+/// A `PAGE_GET_DIAGNOSTICS` answer: the Improve panel's rows and lint marks.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PageDiagnostics {
+    /// The rows, at most the diagnostics bound.
     pub diagnostics: Vec<PageDiagnostic>,
+    /// Why the diagnostics could not be read.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// More rows existed than were sent.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub truncated: Option<bool>,
+    /// How many rows the page saw.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub total_count: Option<u64>,
 }
@@ -120,24 +156,35 @@ pub struct PageDiagnostics {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PageProbe {
+    /// A CodeMirror editor is reachable.
     pub editor: bool,
+    /// The editor has a non-empty selection.
     pub selection: bool,
+    /// The compiled preview is rendered.
     pub typst_canvas: bool,
+    /// A preview image can be captured.
     pub preview_image: bool,
+    /// The Improve panel (diagnostics) is open.
     pub improve_panel: bool,
 }
 
 /// The validated `data` of a successful page response.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PageResponseData {
+    /// `PAGE_GET_CONTEXT`.
     Context(Box<PageContext>),
+    /// `PAGE_GET_PREVIEW`.
     Preview(PagePreview),
+    /// `PAGE_GET_DIAGNOSTICS`.
     Diagnostics(PageDiagnostics),
+    /// `PAGE_GET_PROBE`.
     Probe(PageProbe),
     /// `{result}` of `PAGE_SHOW_EDIT_PREVIEW`, `PAGE_CLEAR_EDIT_PREVIEW` or
     /// `PAGE_APPLY_EDIT`.
     EditResult(Map<String, Value>),
+    /// `PAGE_CANCEL_REQUEST`: whether a pending request was cancelled.
     Cancel {
+        /// True when the target was still pending.
         cancelled: bool,
     },
 }

@@ -46,7 +46,7 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
       sendResponse({
         type: TYPES.RESPONSE,
         requestId: message.requestId,
-        payload: { ok: false, error: { code: 'WORKER_UNAVAILABLE', message: `The worker module failed to load: ${failure?.message || failure}` } }
+        payload: { ok: false, error: { code: ERRORS.WORKER_UNAVAILABLE, message: `The worker module failed to load: ${failure?.message || failure}` } }
       });
       return;
     }

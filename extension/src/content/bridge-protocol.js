@@ -250,7 +250,7 @@
   }
 
   const STALE_REASONS = ['file', 'editor', 'document'];
-  const REFUSAL_CODES = ['EDITOR_UNAVAILABLE', 'STALE_EDIT_PREVIEW', 'EDIT_PREVIEW_BUSY', ERRORS.INVALID_PREPARED_EDIT];
+  const REFUSAL_CODES = [ERRORS.EDITOR_UNAVAILABLE, ERRORS.STALE_EDIT_PREVIEW, ERRORS.EDIT_PREVIEW_BUSY, ERRORS.INVALID_PREPARED_EDIT];
   const warningText = value => nonBlank(value, LIMITS.MAX_EDIT_WARNING_CHARS);
 
   // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.
@@ -258,7 +258,7 @@
     return onlyFields(result, ['ok', 'code', 'error', 'staleReason'])
       && REFUSAL_CODES.includes(result.code)
       && nonBlank(result.error, LIMITS.MAX_PAGE_ERROR_CHARS)
-      && (result.code === 'STALE_EDIT_PREVIEW' ? STALE_REASONS.includes(result.staleReason) : !hasOwn(result, 'staleReason'));
+      && (result.code === ERRORS.STALE_EDIT_PREVIEW ? STALE_REASONS.includes(result.staleReason) : !hasOwn(result, 'staleReason'));
   }
 
   function validShowResult(result) {

@@ -140,11 +140,11 @@
       return false;
     }
     if (!bridge.SERVED_PAGE_REQUESTS.has(message.type)) {
-      respondError(sendResponse, message, 'UNSUPPORTED_PAGE_REQUEST', `${message.type} is not served by this page runtime.`);
+      respondError(sendResponse, message, ERRORS.UNSUPPORTED_PAGE_REQUEST, `${message.type} is not served by this page runtime.`);
       return false;
     }
     if (!bridge.valid(message)) {
-      respondError(sendResponse, message, 'INVALID_PAGE_REQUEST', `${message.type} has an invalid envelope or payload.`);
+      respondError(sendResponse, message, ERRORS.INVALID_PAGE_REQUEST, `${message.type} has an invalid envelope or payload.`);
       return false;
     }
     if (message.type === TYPES.PAGE_CANCEL_REQUEST) {
@@ -160,11 +160,11 @@
       return false;
     }
     if (pending.size >= constants.MAX_PENDING_REQUESTS) {
-      respondError(sendResponse, message, 'PAGE_PENDING_LIMIT', 'Too many page requests are waiting at once.');
+      respondError(sendResponse, message, ERRORS.PAGE_PENDING_LIMIT, 'Too many page requests are waiting at once.');
       return false;
     }
     if (pending.has(message.requestId)) {
-      respondError(sendResponse, message, 'DUPLICATE_REQUEST_ID', 'A page request with this id is already waiting.');
+      respondError(sendResponse, message, ERRORS.DUPLICATE_REQUEST_ID, 'A page request with this id is already waiting.');
       return false;
     }
     const item = {
@@ -178,7 +178,7 @@
       timeout: setTimeout(() => {
         if (pending.get(message.requestId) !== item) return;
         pending.delete(message.requestId);
-        respondError(sendResponse, message, 'PAGE_REQUEST_TIMEOUT', `${message.type} (${message.requestId}) got no answer in time.`);
+        respondError(sendResponse, message, ERRORS.PAGE_REQUEST_TIMEOUT, `${message.type} (${message.requestId}) got no answer in time.`);
       }, constants.REQUEST_TIMEOUT_MS)
     };
     pending.set(message.requestId, item);
@@ -216,7 +216,7 @@
     clearTimeout(recoveryTimer);
     for (const item of pending.values()) {
       clearTimeout(item.timeout);
-      respondError(item.sendResponse, item.request, 'PAGE_UNLOADED', 'The page unloaded before it answered.');
+      respondError(item.sendResponse, item.request, ERRORS.PAGE_UNLOADED, 'The page unloaded before it answered.');
     }
     pending.clear();
     for (const timer of cancelledRequests.values()) clearTimeout(timer);

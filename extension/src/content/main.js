@@ -479,21 +479,21 @@
   // so a switched file is reported as such (the worker may wait for it).
   function checkPreparedEdit(payload) {
     const view = findEditorView();
-    if (!view) return { failure: refuse('EDITOR_UNAVAILABLE', 'No CodeMirror editor was found on the page.') };
+    if (!view) return { failure: refuse(ERRORS.EDITOR_UNAVAILABLE, 'No CodeMirror editor was found on the page.') };
     const { changes } = payload;
     if (!Array.isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) {
       return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `A prepared edit needs between 1 and ${LIMITS.MAX_PREPARED_CHANGES} changes.`) };
     }
     const expectedLabel = payload.expectedFileLabel;
     if (expectedLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== expectedLabel) {
-      return { failure: refuse('STALE_EDIT_PREVIEW', 'Another file is open in the editor than the one this change was prepared for.', 'file') };
+      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'Another file is open in the editor than the one this change was prepared for.', 'file') };
     }
     if (editorToken(view) !== payload.expectedEditorToken) {
-      return { failure: refuse('STALE_EDIT_PREVIEW', 'The editor was replaced after this change was prepared.', 'editor') };
+      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The editor was replaced after this change was prepared.', 'editor') };
     }
     const text = view.state.doc.toString();
     if (text !== payload.expectedText) {
-      return { failure: refuse('STALE_EDIT_PREVIEW', 'The document was modified after this change was prepared.', 'document') };
+      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The document was modified after this change was prepared.', 'document') };
     }
     let previousTo = 0;
     let inserted = 0;
@@ -523,7 +523,7 @@
     showsOtherFile: label => label !== DEFAULT_FILE_LABEL && liveFileLabel() !== label
   });
 
-  const busy = () => refuse('EDIT_PREVIEW_BUSY', 'Another agent edit is being reviewed in this editor.');
+  const busy = () => refuse(ERRORS.EDIT_PREVIEW_BUSY, 'Another agent edit is being reviewed in this editor.');
 
   const boundedWarning = text => String(text).slice(0, LIMITS.MAX_EDIT_WARNING_CHARS);
 
@@ -585,7 +585,7 @@
       failure = { code: ERRORS.INVALID_PAGE_RESPONSE, message: `${request.type} produced an invalid or oversized answer.` };
     }
     const payload = failure
-      ? { ok: false, error: { code: failure.code || 'PAGE_REQUEST_FAILED', message: String(failure.message || failure).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) } }
+      ? { ok: false, error: { code: failure.code || ERRORS.PAGE_REQUEST_FAILED, message: String(failure.message || failure).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) } }
       : { ok: true, data: result };
     window.postMessage(bridge.envelope(TYPES.RESPONSE, payload, {
       requestId: request.requestId,
@@ -645,7 +645,7 @@
     }
     const handler = HANDLERS[request.type];
     if (!handler) {
-      postResponse(request, null, { code: 'UNSUPPORTED_PAGE_REQUEST', message: `${request.type} is not served by this page runtime.` });
+      postResponse(request, null, { code: ERRORS.UNSUPPORTED_PAGE_REQUEST, message: `${request.type} is not served by this page runtime.` });
       return;
     }
     try {

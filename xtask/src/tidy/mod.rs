@@ -40,13 +40,7 @@ use wire_strings::WireStrings;
 /// worker-core: only the `chrome.*`, `fetch` and timer bindings.
 const WORKER_CORE_ADAPTERS: &[&str] = &["src/wasm.rs"];
 /// sidepanel: the wasm entry, the DOM helpers, the shell and the chat's DOM.
-const SIDEPANEL_ADAPTERS: &[&str] = &[
-    "src/wasm.rs",
-    "src/dom.rs",
-    "src/shell/",
-    "src/chat/view.rs",
-    "src/chat/edit_view.rs",
-];
+const SIDEPANEL_ADAPTERS: &[&str] = &["src/wasm.rs", "src/dom.rs", "src/shell/", "src/chat/view/"];
 /// content-bridge and protocol are plain Rust: no adapter files.
 const CONTENT_BRIDGE_ADAPTERS: &[&str] = &[];
 const PROTOCOL_ADAPTERS: &[&str] = &[];
@@ -63,7 +57,7 @@ const ADAPTER_FILES: &[(&str, &[&str])] = &[
 const CDYLIB_CRATES: &[&str] = &["crates/worker-core", "crates/sidepanel"];
 
 /// The protocol files that define the wire strings (they write them out).
-const DEFINITION_FILES: &[&str] = &["crates/protocol/src/error.rs", "crates/protocol/src/message_type.rs"];
+const DEFINITION_FILES: &[&str] = &["crates/protocol/src/codes.rs", "crates/protocol/src/message_type.rs"];
 
 /// Folders of Rust code outside the crates: (folder, crate root files).
 const OTHER_RUST: &[(&str, &[&str])] = &[("xtask", &["src/main.rs"]), ("fuzz", &[])];
@@ -117,7 +111,7 @@ fn crate_tree(crate_dir: &str, roots: &[String], files: &[SourceFile]) -> CrateT
 /// Runs every rule over the workspace at `root`.
 pub fn check(root: &Path) -> Result<Vec<Finding>> {
     let mut findings = Vec::new();
-    let wire = WireStrings::new(catalogue::error_codes(root)?, catalogue::message_types());
+    let wire = WireStrings::new(catalogue::error_codes(), catalogue::message_types());
     let mut rust_files = Vec::new();
     for (crate_dir, roots) in rust_crates(root)? {
         let files = scan::files_under(root, &crate_dir, &[".rs"])?;
