@@ -25,7 +25,6 @@ use crate::journals::snapshots::Snapshots;
 use crate::journals::{DocumentState, JournalError, JournalStore};
 use crate::page_client;
 use crate::platform::{Clock, Platform, Tabs};
-use crate::runs::routes::time_value;
 use crate::runs::state::{RunContext, ToolOutput, tool_failure};
 use crate::tools::dispatch::{Call, Review, authorize};
 use crate::tools::preflight::{self, CallInfo};
@@ -487,7 +486,7 @@ async fn commit<P: Platform>(
     receipt.insert("reviewed_diff".into(), Value::Bool(reviewed_diff));
     receipt.insert(
         "editCheckpoint".into(),
-        json!({"id": checkpoint_id, "status": "applied", "fileLabel": file_label, "createdAt": time_value(created_at)}),
+        json!({"id": checkpoint_id, "status": "applied", "fileLabel": file_label, "createdAt": js::number_value(created_at)}),
     );
     if let Some(warning) = warning {
         receipt.insert("warning".into(), Value::String(warning));

@@ -20,8 +20,8 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, json_bytes, length_value, limit, non_negative, nullable, number_value, optional_value, read_key,
-    remove_best_effort, remove_orphans, string_field, write_key,
+    is_sha256, json_bytes, length_value, limit, non_negative, nullable, optional_value, read_key, remove_best_effort,
+    remove_orphans, string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
 use crate::sessions::{StorageError, StorageErrorCode};
@@ -198,9 +198,9 @@ impl CheckpointMeta {
             "pendingAfterLength": length(&self.pending_after),
             "previousAfterHash": hash(&self.previous_after),
             "previousAfterLength": length(&self.previous_after),
-            "createdAt": number_value(self.created_at),
-            "updatedAt": number_value(self.updated_at),
-            "approxBytes": number_value(self.approx_bytes),
+            "createdAt": js::number_value(self.created_at),
+            "updatedAt": js::number_value(self.updated_at),
+            "approxBytes": js::number_value(self.approx_bytes),
             "bodyKey": optional_value(self.body_key.clone()),
         })
     }

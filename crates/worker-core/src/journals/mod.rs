@@ -198,12 +198,6 @@ pub(crate) fn non_negative(map: &Map<String, Value>, key: &str) -> Option<f64> {
         .filter(|n| n.is_finite() && *n >= 0.0)
 }
 
-/// Milliseconds and byte counts as JSON: integers when whole, as the
-/// original's `Date.now()` values are.
-pub(crate) fn number_value(value: f64) -> Value {
-    crate::runs::routes::time_value(value)
-}
-
 pub(crate) fn optional_value<T: Into<Value>>(value: Option<T>) -> Value {
     value.map_or(Value::Null, Into::into)
 }

@@ -18,8 +18,8 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, json_bytes, length_value, limit, non_negative, number_value, optional_value, read_key,
-    remove_best_effort, remove_orphans, string_field, write_key,
+    is_sha256, json_bytes, length_value, limit, non_negative, optional_value, read_key, remove_best_effort,
+    remove_orphans, string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
 use crate::sessions::{StorageError, StorageErrorCode};
@@ -160,8 +160,8 @@ impl SnapshotMeta {
             "title": self.title,
             "textHash": self.text.hash,
             "textLength": self.text.length,
-            "createdAt": number_value(self.created_at),
-            "approxBytes": number_value(self.approx_bytes),
+            "createdAt": js::number_value(self.created_at),
+            "approxBytes": js::number_value(self.approx_bytes),
             "bodyKey": self.body_key,
             "sessionId": optional_value(self.session_id.clone()),
             "runId": optional_value(self.run_id.clone()),

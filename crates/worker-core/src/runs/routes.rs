@@ -14,7 +14,7 @@ use crate::recovery::{RecoveryTabs, recovery_active_error};
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::{RunSummary, Runs, engine};
 use crate::sessions::SessionStore;
-use protocol::{MessageType, Payload, ProtocolError};
+use protocol::{MessageType, Payload, ProtocolError, js};
 use serde_json::{Value, json};
 
 /// Whether `message_type` is a run message.
@@ -38,27 +38,13 @@ fn admission_error(error: AdmissionError) -> RequestError {
     RequestError::new(error.code, error.message)
 }
 
-/// Milliseconds as JSON: an integer when the time is whole, as `Date.now()`
-/// values are.
-pub fn time_value(ms: f64) -> Value {
-    let whole = ms.is_finite() && ms.fract() == 0.0 && ms.abs() <= protocol::js::MAX_SAFE_INTEGER;
-    if whole {
-        // Exact: the value is a whole number within the safe integer range.
-        #[allow(clippy::cast_possible_truncation)]
-        let integer = ms as i64;
-        json!(integer)
-    } else {
-        json!(ms)
-    }
-}
-
 fn summary_value(run: &RunSummary) -> Value {
     json!({
         "runId": run.run_id,
         "tabId": run.tab_id,
         "projectId": run.project_id,
         "sessionId": run.session_id,
-        "startedAt": time_value(run.started_at),
+        "startedAt": js::number_value(run.started_at),
     })
 }
 
@@ -85,7 +71,7 @@ pub async fn handle<P: Platform>(
                 session_id: reserve.session_id,
             };
             let expires_at = runs.reserve(&identity, now).map_err(admission_error)?;
-            Ok(json!({ "ok": true, "reserved": true, "expiresAt": time_value(expires_at) }))
+            Ok(json!({ "ok": true, "reserved": true, "expiresAt": js::number_value(expires_at) }))
         }
         Payload::AiStreamStart(start) => engine::start(platform, runs, store, run_id, &start)
             .await
