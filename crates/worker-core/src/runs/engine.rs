@@ -23,25 +23,23 @@
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
-use crate::edits::apply;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, RoundRequest};
 use crate::runs::Runs;
+use crate::runs::auto_snapshot;
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::state::{RunContext, RunEvents, ToolOutput, tool_failure};
 use crate::runs::transcript::ResponseStatus;
 use crate::sessions::{SessionStore, Sessions, StorageError};
 use crate::settings;
 use crate::tools::dispatch::{Call, dispatch};
+use crate::tools::page::{file_identity_request, page_context};
 use crate::tools::plan::execution_order;
-use crate::tools::read;
 use crate::tools::registry::{RegistryError, ToolRegistry};
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
-use protocol::payloads::{
-    AiStreamStart, ContextProjection, ContextRequest, RunTerminal, StreamBatch, ToolCallInfo, ToolCalls, ToolResult,
-};
+use protocol::payloads::{AiStreamStart, RunTerminal, StreamBatch, ToolCallInfo, ToolCalls, ToolResult};
 use protocol::tool_schema::parse_tool_arguments;
 use protocol::{Envelope, Payload};
 use serde_json::{Map, Value, json};
@@ -212,7 +210,7 @@ async fn finish<P: Platform>(
         Ok(()) => match persist(run, store, start_messages, ResponseStatus::Complete).await {
             Ok(()) => {
                 // Only a complete response leaves a snapshot to return to.
-                let done = apply::completed_response_snapshot(run).await;
+                let done = auto_snapshot::completed_response_snapshot(run).await;
                 run.events.emit_terminal(Payload::AiStreamDone(done));
                 return json!({ "ok": true, "runId": run_id });
             }
@@ -227,7 +225,7 @@ async fn finish<P: Platform>(
     let _ = persist(run, store, start_messages, ResponseStatus::Incomplete).await;
     // Whatever the run changed before it stopped, the chat's automatic
     // snapshot must not survive a document it no longer matches.
-    apply::invalidate_diverged_snapshot_at_end(run).await;
+    auto_snapshot::invalidate_diverged_snapshot_at_end(run).await;
     if run.cancel.is_cancelled() || error.is_cancelled() {
         run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
             code: "CANCELLED".into(),
@@ -284,7 +282,7 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
 
     // The chat's automatic snapshot is dropped if the user changed the
     // document since; the same read tells which file is focused.
-    let live = apply::invalidate_diverged_snapshot(run, &run.cancel).await;
+    let live = auto_snapshot::invalidate_diverged_snapshot(run, &run.cancel).await;
     check_cancelled(run)?;
     if run.message_file().is_none() {
         run.set_message_file(live.and_then(|live| live.context.active_file().cloned()));
@@ -292,14 +290,7 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
     if run.message_file().is_none() {
         // Neither the request nor the message names a file: use the
         // breadcrumb of the editor as it is now.
-        let identity = ContextRequest {
-            tab_id: None,
-            projection: Some(ContextProjection::Numbered),
-            start_line: Some(1),
-            end_line: Some(1),
-            max_chars: Some(1),
-        };
-        if let Ok(context) = read::page_context(run, identity).await? {
+        if let Ok(context) = page_context(run, file_identity_request()).await? {
             run.set_message_file(context.active_file().cloned());
         }
     }

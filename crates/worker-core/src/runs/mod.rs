@@ -9,6 +9,7 @@
 //! concurrently on one thread, so the state sits in `RefCell`s that are only
 //! borrowed between awaits, never across one.
 
+pub mod auto_snapshot;
 pub mod coordinator;
 pub mod engine;
 pub mod routes;

@@ -1,5 +1,6 @@
 //! What one run carries while it works: its identity captured at Send, its
-//! cancellation, its event stream and the file its tools target.
+//! cancellation, its event stream, the file its tools target and the
+//! checkpoint its editor writes share; and what every tool call is known by.
 //!
 //! Events go out as run events (`{type, runId, payload}`, no requestId) to
 //! every extension page; panels keep only their own run's. After the terminal
@@ -8,7 +9,6 @@
 //! in the run's [`Transcript`], which is what the worker saves.
 
 use crate::cancel::Cancellation;
-use crate::edits::apply::RunCheckpoint;
 use crate::platform::{Messenger, Platform};
 use crate::runs::Runs;
 use crate::runs::transcript::{ResponseStatus, Transcript};
@@ -31,6 +31,28 @@ pub fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
     result.insert("code".into(), Value::String(code.to_owned()));
     result.insert("error".into(), Value::String(message.into()));
     result
+}
+
+/// The call a tool result, a banner or a page request belongs to.
+#[derive(Debug, Clone, Copy)]
+pub struct CallInfo<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+}
+
+/// What a run remembers of its checkpoint between two writes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunCheckpoint {
+    pub id: String,
+    /// The document as the run's last write left it.
+    pub after_hash: String,
+    pub after_length: u64,
+    pub editor_token: String,
+    pub file_label: String,
+    pub created_at: f64,
+    /// The last commit could not be stored; it is retried before the next
+    /// write of the run.
+    pub needs_commit: bool,
 }
 
 /// The event stream of one run.

@@ -15,9 +15,9 @@ use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
 use crate::platform::{Clock, Pages, Platform, PlatformError, Tab, Tabs};
 use crate::router::Worker;
 use crate::runs::Runs;
-use crate::runs::state::{RunContext, RunEvents};
+use crate::runs::state::{CallInfo, RunContext, RunEvents};
 use crate::sessions::SessionStore;
-use crate::tools::dispatch::{Call, Review, authorize};
+use crate::tools::approval::{Review, authorize};
 use crate::tools::metadata::{Approval, Effect};
 use crate::tools::registry::{RouteKind, ToolRegistry};
 use content_bridge::context::line_prefix;
@@ -1291,10 +1291,9 @@ fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
     assert!(registry.add(route.clone()).is_ok());
     let mut args = Map::new();
     args.insert("query".into(), json!("x".repeat(3_000)));
-    let call = |id: &'static str| Call {
+    let call = |id: &'static str| CallInfo {
         id,
         name: "search_arxiv",
-        raw_args: "{}",
     };
 
     let mut first = Box::pin(authorize(&run, &route, call("c1"), &args, None));
@@ -1384,10 +1383,9 @@ fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() 
     };
     let args = Map::new();
     for id in ["e1", "e2"] {
-        let call = Call {
+        let call = CallInfo {
             id,
             name: "replace_lines",
-            raw_args: "{}",
         };
         let mut waiting = Box::pin(authorize(&run, &route, call, &args, review()));
         assert!(waiting.as_mut().now_or_never().is_none(), "{id} is reviewed");
