@@ -2,16 +2,17 @@
 //!
 //! The worker answers only messages that carry a `requestId`; everything it
 //! answers is a `PROTOCOL_RESPONSE` envelope echoing `requestId` and `runId`.
+//! The door parses each message once, with the protocol's exact parser, and
+//! hands the routes the typed payload: nothing behind it parses again.
 
-use protocol::{MessageType, ParseOptions};
-use serde_json::{Map, Value, json};
+use protocol::{MessageType, ParseOptions, Payload};
+use serde_json::{Value, json};
 
 /// A refused message or a failed request, with a stable code.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestError {
     pub code: &'static str,
     pub message: String,
-    pub path: &'static str,
     /// Structured facts the panel needs beside the message (e.g. how far a
     /// revert cascade got before it stopped); sent as `error.details`.
     pub details: Option<Value>,
@@ -22,9 +23,16 @@ impl RequestError {
         RequestError {
             code,
             message: message.into(),
-            path: "$",
             details: None,
         }
+    }
+
+    /// A known message type the worker does not serve.
+    pub fn unrouted(message_type: MessageType) -> Self {
+        RequestError::new(
+            "UNROUTED_MESSAGE",
+            format!("{} has no route in the worker.", message_type.as_str()),
+        )
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -33,13 +41,19 @@ impl RequestError {
     }
 }
 
-/// A message that passed the envelope checks.
+/// A message that passed the envelope checks, with its typed payload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
-    pub message_type: MessageType,
     pub request_id: String,
+    /// Present whenever the type is run-scoped (the parser requires it).
     pub run_id: Option<String>,
-    pub payload: Map<String, Value>,
+    pub payload: Payload,
+}
+
+impl Request {
+    pub fn message_type(&self) -> MessageType {
+        self.payload.message_type()
+    }
 }
 
 /// The `requestId` of a message, if it is a string: only such messages get an
@@ -60,16 +74,10 @@ pub fn check(message: &Value) -> Result<Request, RequestError> {
         };
         RequestError::new(error.code.as_str(), format!("{} (at {path})", error.message))
     })?;
-    let payload = message
-        .get("payload")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
     Ok(Request {
-        message_type: envelope.payload.message_type(),
         request_id: envelope.request_id.unwrap_or_default(),
         run_id: envelope.run_id,
-        payload,
+        payload: envelope.payload,
     })
 }
 
@@ -110,7 +118,7 @@ mod tests {
     fn accepts_a_request_and_keeps_its_ids() {
         let request = check(&json!({"type": "LOAD_THEME", "requestId": "r-1", "payload": {}}));
         assert_eq!(
-            request.map(|r| (r.message_type, r.request_id)),
+            request.map(|r| (r.message_type(), r.request_id)),
             Ok((MessageType::LoadTheme, "r-1".into()))
         );
     }

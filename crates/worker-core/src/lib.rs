@@ -24,7 +24,6 @@ pub mod page_client;
 pub mod platform;
 pub mod provider;
 pub mod recovery;
-pub mod router;
 pub mod runs;
 pub mod sessions;
 pub mod settings;
@@ -32,6 +31,7 @@ pub mod tabs;
 pub mod theme;
 pub mod title;
 pub mod tools;
+pub mod worker;
 
 #[cfg(test)]
 mod fakes;

@@ -11,7 +11,7 @@
 //! the wrong shape, size or consistency.
 
 use crate::cancel::Cancellation;
-use crate::envelope::{Request, RequestError};
+use crate::envelope::RequestError;
 use crate::platform::{Clock, Pages, Platform, Tabs};
 use crate::tabs::is_typst_app_url;
 use content_bridge::context::PageContext;
@@ -23,7 +23,7 @@ use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
 use protocol::error::response_codes::REQUEST_FAILED;
 use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview, PreviewRequest};
-use protocol::{MessageType, Payload, parse_payload};
+use protocol::{MessageType, Payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::future::{Future, poll_fn};
@@ -340,18 +340,11 @@ fn request_error(error: PageError) -> RequestError {
 /// Serves `GET_EDITOR_CONTEXT`, `GET_PREVIEW` and `GET_DIAGNOSTICS`: checks
 /// the payload, picks the tab, forwards the page request and returns the
 /// page's checked answer unchanged.
-pub async fn route<P: Platform>(platform: &P, request: &Request) -> Result<Value, RequestError> {
-    let payload =
-        parse_payload(request.message_type, &Value::Object(request.payload.clone())).map_err(|error| RequestError {
-            code: error.code_str(),
-            message: error.message,
-            path: "$.payload",
-            details: None,
-        })?;
+pub async fn route<P: Platform>(platform: &P, payload: &Payload) -> Result<Value, RequestError> {
     // Panel reads are not part of a run; nothing cancels them but the page's
     // own timeout.
     let never = Cancellation::new();
-    let (tab_id, page_type, page_payload) = match &payload {
+    let (tab_id, page_type, page_payload) = match payload {
         Payload::GetEditorContext(context) => (
             context.tab_id,
             MessageType::PageGetContext,
@@ -362,12 +355,7 @@ pub async fn route<P: Platform>(platform: &P, request: &Request) -> Result<Value
         ),
         Payload::GetPreview(preview) => (preview.tab_id, MessageType::PageGetPreview, payload_of(preview)),
         Payload::GetDiagnostics(diagnostics) => (diagnostics.tab_id, MessageType::PageGetDiagnostics, Map::new()),
-        _ => {
-            return Err(RequestError::new(
-                "UNROUTED_MESSAGE",
-                format!("{} is not a page read.", request.message_type.as_str()),
-            ));
-        }
+        other => return Err(RequestError::unrouted(other.message_type())),
     };
     let tab = resolve_typst_tab(platform.tabs(), tab_id)
         .await
@@ -375,7 +363,7 @@ pub async fn route<P: Platform>(platform: &P, request: &Request) -> Result<Value
     let data = send_page_request(platform, tab, page_type, page_payload, None, &never)
         .await
         .map_err(request_error)?;
-    let checked = match &payload {
+    let checked = match payload {
         Payload::GetEditorContext(context) => PageContext::parse(
             &ContextRequest {
                 tab_id: None,
@@ -722,13 +710,10 @@ mod tests {
         assert_eq!(block_on(resolve_typst_tab(tabs, None)), Ok(2));
     }
 
-    fn route_request(message: Value) -> Result<Request, RequestError> {
-        envelope::check(&message)
-    }
-
+    /// The answer of a panel read as the worker's door and route give it.
     fn routed(platform: &FakePlatform, message: Value) -> Result<Value, (String, String)> {
-        let request = route_request(message).map_err(|e| (e.code.to_owned(), e.message.clone()))?;
-        block_on(route(platform, &request)).map_err(|e| (e.code.to_owned(), e.message))
+        let request = envelope::check(&message).map_err(|e| (e.code.to_owned(), e.message.clone()))?;
+        block_on(route(platform, &request.payload)).map_err(|e| (e.code.to_owned(), e.message))
     }
 
     #[test]

@@ -17,8 +17,9 @@ use crate::provider::think::strip_inline_think;
 use crate::provider::{
     BodyError, ModelConfig, ProviderError, ProviderErrorCode, chat_request, http_error, read_bounded, send,
 };
-use protocol::{MessageType, Payload, js, limits, parse_payload};
-use serde_json::{Map, Value, json};
+use protocol::payloads::GenerateSessionTitle;
+use protocol::{js, limits};
+use serde_json::{Value, json};
 
 /// How long a title may take.
 pub const TITLE_TIMEOUT_MS: u32 = 20_000;
@@ -234,16 +235,8 @@ fn request_error(error: ProviderError) -> RequestError {
 pub async fn handle<N: Network, C: Clock>(
     network: &N,
     clock: &C,
-    payload: &Map<String, Value>,
+    request: GenerateSessionTitle,
 ) -> Result<Value, RequestError> {
-    let parsed = parse_payload(MessageType::GenerateSessionTitle, &Value::Object(payload.clone()))
-        .map_err(|error| RequestError::new(error.code_str(), error.message))?;
-    let Payload::GenerateSessionTitle(request) = parsed else {
-        return Err(RequestError::new(
-            "INVALID_TITLE_REQUEST",
-            "Title request requires modelConfig and messages.",
-        ));
-    };
     let model = ModelConfig::from_record(&Value::Object(request.model_config)).map_err(request_error)?;
     // No run owns a title request; the 20-second limit bounds it.
     let title = generate_session_title(network, clock, &model, &request.messages, &Cancellation::new())
@@ -530,35 +523,40 @@ mod tests {
 
     #[test]
     fn the_route_validates_the_payload_and_the_model() {
-        let network = answering(200, json!({"choices": [{"message": {"content": "Named"}}]}));
-        let clock = FakeClock::default();
-        let payload = |value: Value| value.as_object().cloned().unwrap_or_default();
-        let ok = block_on(handle(
-            &network,
-            &clock,
-            &payload(json!({
-                "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
-                "messages": [user("hello")],
-            })),
-        ));
-        assert_eq!(ok, Ok(json!({"ok": true, "title": "Named"})));
-        assert_eq!(network.requests()[0].url, "https://model.example/chat/completions");
-        let code = |value: Value| {
-            block_on(handle(&network, &clock, &payload(value)))
-                .err()
-                .map(|e| e.code)
+        let platform: crate::fakes::FakePlatform = crate::fakes::FakePlatform::default();
+        platform.network.set_responder(|_| {
+            Ok(FakeReply::text(
+                200,
+                "application/json",
+                &[r#"{"choices":[{"message":{"content":"Named"}}]}"#],
+            ))
+        });
+        let worker = crate::worker::Worker::new(platform);
+        let ask = |payload: Value| {
+            let message = json!({"type": "GENERATE_SESSION_TITLE", "requestId": "r", "payload": payload});
+            block_on(worker.handle_message(&message)).map(|reply| reply["payload"].clone())
         };
+        let code = |payload: Value| ask(payload).map(|answer| answer["error"]["code"].clone());
+        let ok = ask(json!({
+            "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
+            "messages": [user("hello")],
+        }));
+        assert_eq!(ok, Some(json!({"ok": true, "data": {"ok": true, "title": "Named"}})));
+        assert_eq!(
+            worker.platform.network.requests()[0].url,
+            "https://model.example/chat/completions"
+        );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": []})),
-            Some("MODEL_INCOMPLETE")
+            Some(json!("MODEL_INCOMPLETE"))
         );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": [], "x": 1})),
-            Some("UNKNOWN_PAYLOAD_FIELD")
+            Some(json!("UNKNOWN_PAYLOAD_FIELD"))
         );
         assert_eq!(
             code(json!({"modelConfig": [], "messages": []})),
-            Some("INVALID_TITLE_REQUEST")
+            Some(json!("INVALID_TITLE_REQUEST"))
         );
         assert_eq!(
             code(json!({
@@ -566,39 +564,14 @@ mod tests {
                     "insecureTransportAcknowledged": true},
                 "messages": [user("x")],
             })),
-            Some("INSECURE_CONFIRMATION_REQUIRED")
+            Some(json!("INSECURE_CONFIRMATION_REQUIRED"))
         );
         assert_eq!(
             code(json!({
                 "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [],
             })),
-            Some("TITLE_CONTEXT_EMPTY")
-        );
-    }
-
-    #[test]
-    fn the_worker_routes_title_requests() {
-        let platform: crate::fakes::FakePlatform = crate::fakes::FakePlatform::default();
-        platform.network.set_responder(|_| {
-            Ok(FakeReply::text(
-                200,
-                "application/json",
-                &[r#"{"choices":[{"message":{"content":"Routed"}}]}"#],
-            ))
-        });
-        let worker = crate::router::Worker::new(platform);
-        let answer = block_on(worker.handle_message(&json!({
-            "type": "GENERATE_SESSION_TITLE",
-            "requestId": "r1",
-            "payload": {
-                "modelConfig": {"apiBaseUrl": "https://model.example/v1", "apiKey": "k", "modelId": "m"},
-                "messages": [{"role": "user", "content": "hello"}],
-            },
-        })));
-        assert_eq!(
-            answer.map(|reply| reply["payload"].clone()),
-            Some(json!({"ok": true, "data": {"ok": true, "title": "Routed"}}))
+            Some(json!("TITLE_CONTEXT_EMPTY"))
         );
     }
 }

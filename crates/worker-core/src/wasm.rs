@@ -6,8 +6,8 @@ use crate::platform::{
     Clock, HttpRequest, HttpResponse, Messenger, Network, NetworkError, Pages, Platform, PlatformError, Registration,
     ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
-use crate::router::Worker;
 use crate::tabs;
+use crate::worker::Worker;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;

@@ -2,37 +2,21 @@
 //! `AI_STREAM_START`, `AI_STREAM_CANCEL`, `AI_RUN_STATUS`,
 //! `AI_TOOL_PREFLIGHT_RESOLVE` and `AI_TOOL_APPROVAL_RESOLVE`.
 //!
-//! Payloads are parsed with the protocol's exact, fail-closed rules; the run
-//! id comes from the envelope (the router has already required it). Only
+//! The payload arrives typed (the envelope check parsed it with the
+//! protocol's exact, fail-closed rules) and the run id comes from the
+//! envelope, which the parser requires for these types. Only
 //! `AI_STREAM_START` waits: its answer comes when the run ends, while every
 //! other run message is answered at once, so Stop and the banner buttons
 //! work while a run is streaming.
 
-use crate::envelope::{Request, RequestError};
+use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform};
 use crate::recovery::{RecoveryTabs, recovery_active_error};
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::{RunSummary, Runs, engine};
 use crate::sessions::SessionStore;
-use protocol::{MessageType, Payload, ProtocolError, js};
+use protocol::{Payload, js};
 use serde_json::{Value, json};
-
-/// Whether `message_type` is a run message.
-pub fn is_routed(message_type: MessageType) -> bool {
-    matches!(
-        message_type,
-        MessageType::AiRunReserve
-            | MessageType::AiStreamStart
-            | MessageType::AiStreamCancel
-            | MessageType::AiRunStatus
-            | MessageType::AiToolPreflightResolve
-            | MessageType::AiToolApprovalResolve
-    )
-}
-
-fn protocol_error(error: ProtocolError) -> RequestError {
-    RequestError::new(error.code.as_str(), error.message)
-}
 
 fn admission_error(error: AdmissionError) -> RequestError {
     RequestError::new(error.code, error.message)
@@ -54,11 +38,9 @@ pub async fn handle<P: Platform>(
     runs: &Runs,
     store: &SessionStore,
     recovery: &RecoveryTabs,
-    request: &Request,
+    run_id: &str,
+    payload: Payload,
 ) -> Result<Value, RequestError> {
-    let payload = protocol::parse_payload(request.message_type, &Value::Object(request.payload.clone()))
-        .map_err(protocol_error)?;
-    let run_id = request.run_id.as_deref().unwrap_or_default();
     let now = platform.clock().now_ms();
     match payload {
         Payload::AiRunReserve(reserve) if recovery.is_recovering(reserve.tab_id) => Err(recovery_active_error()),
@@ -92,9 +74,6 @@ pub async fn handle<P: Platform>(
         Payload::AiToolApprovalResolve(resolve) => {
             Ok(json!({ "ok": runs.resolve_approval(run_id, &resolve.call_id, resolve.action) }))
         }
-        other => Err(RequestError::new(
-            "UNROUTED_MESSAGE",
-            format!("{} is not a run message.", other.message_type().as_str()),
-        )),
+        other => Err(RequestError::unrouted(other.message_type())),
     }
 }

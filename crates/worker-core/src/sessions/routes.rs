@@ -1,53 +1,21 @@
-//! The worker's answers to the settings and chat requests of the panel.
+//! The worker's answers to the chat requests of the panel (`SESSION_*`).
 //!
-//! Payloads are parsed with the protocol's exact per-type validation, so an
-//! unknown or mistyped field is refused with its code before anything is
-//! read or written.
+//! The payload arrives typed: the envelope check has already refused an
+//! unknown or mistyped field with its code, before anything is read or
+//! written.
 
-use super::{SessionChanges, SessionStore, Sessions};
-use crate::envelope::{Request, RequestError};
+use super::{SessionChanges, Sessions};
+use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
-use crate::settings;
-use protocol::{MessageType, Payload, parse_payload};
+use protocol::Payload;
 use serde_json::Value;
 
-/// The request types answered here.
-pub const ROUTED: [MessageType; 12] = [
-    MessageType::LoadSettings,
-    MessageType::SaveSettings,
-    MessageType::SessionList,
-    MessageType::SessionCreate,
-    MessageType::SessionGet,
-    MessageType::SessionUpdate,
-    MessageType::SessionDelete,
-    MessageType::SessionListAllGrouped,
-    MessageType::SessionDeleteByProject,
-    MessageType::SessionStorageStatus,
-    MessageType::SessionExport,
-    MessageType::SessionImport,
-];
-
-/// Whether [`handle`] answers this type.
-pub fn is_routed(message_type: MessageType) -> bool {
-    ROUTED.contains(&message_type)
-}
-
-fn typed_payload(request: &Request) -> Result<Payload, RequestError> {
-    parse_payload(request.message_type, &Value::Object(request.payload.clone()))
-        .map_err(|error| RequestError::new(error.code.as_str(), error.message))
-}
-
-/// Answers one of the [`ROUTED`] requests.
-pub async fn handle(
-    storage: &impl Storage,
-    clock: &impl Clock,
-    store: &SessionStore,
-    request: &Request,
+/// Answers one chat request.
+pub async fn handle<S: Storage, C: Clock>(
+    sessions: &Sessions<'_, S, C>,
+    payload: Payload,
 ) -> Result<Value, RequestError> {
-    let sessions = Sessions::new(storage, clock, store);
-    let answer = match typed_payload(request)? {
-        Payload::LoadSettings(_) => settings::load(storage).await,
-        Payload::SaveSettings(save) => settings::save(storage, &store.queue, &save).await,
+    let answer = match payload {
         Payload::SessionList(project) => sessions.list(&project.project_id).await.map(Value::from),
         Payload::SessionCreate(create) => sessions.create(&create.project_id, create.name.as_deref()).await,
         Payload::SessionGet(session) => sessions
@@ -80,12 +48,7 @@ pub async fn handle(
                 ));
             }
         },
-        _ => {
-            return Err(RequestError::new(
-                "UNROUTED_MESSAGE",
-                format!("{} is not a settings or chat request.", request.message_type.as_str()),
-            ));
-        }
+        other => return Err(RequestError::unrouted(other.message_type())),
     };
     answer.map_err(RequestError::from)
 }
@@ -93,8 +56,8 @@ pub async fn handle(
 #[cfg(test)]
 mod tests {
     use crate::fakes::{FakePlatform, block_on};
-    use crate::router::Worker;
     use crate::sessions::TranscriptOutcome;
+    use crate::worker::Worker;
     use serde_json::{Value, json};
 
     fn ask(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
@@ -216,50 +179,6 @@ mod tests {
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
         let bad = json!({"sessionId": created["id"], "messages": [{"role": "system", "content": "x"}]});
         assert_eq!(code(&worker, "SESSION_UPDATE", bad), json!("INVALID_SESSION_RECORD"));
-    }
-
-    #[test]
-    fn settings_requests_round_trip_and_report_storage_failures() {
-        let worker = Worker::new(FakePlatform::default());
-        assert_eq!(
-            data(&worker, "LOAD_SETTINGS", json!({}))["maxHistoryMessages"],
-            json!(40)
-        );
-        let model = json!({"id": "m1", "name": "M", "apiBaseUrl": "https://api.example/v1", "apiKey": "k",
-            "modelId": "x", "supportsVision": false, "reasoningEffort": "default"});
-        let saved = data(
-            &worker,
-            "SAVE_SETTINGS",
-            json!({"settings": {}, "modelMutation": {"type": "upsert", "record": model}}),
-        );
-        assert_eq!(saved["ok"], json!(true));
-        assert_eq!(saved["settings"]["activeModelId"], json!("m1"));
-        let loaded = data(&worker, "LOAD_SETTINGS", json!({}));
-        assert_eq!(
-            crate::settings::active_model(&loaded).map(|m| m["modelId"].clone()),
-            Some(json!("x"))
-        );
-        assert_eq!(
-            code(
-                &worker,
-                "SAVE_SETTINGS",
-                json!({"settings": {}, "modelMutation": {"type": "select", "id": "zz"}})
-            ),
-            json!("UNKNOWN_MODEL")
-        );
-        worker
-            .platform
-            .browser
-            .storage
-            .fail_writes("QUOTA_BYTES quota exceeded");
-        assert_eq!(
-            code(&worker, "SAVE_SETTINGS", json!({"settings": {"systemPrompt": "x"}})),
-            json!("STORAGE_QUOTA_EXCEEDED")
-        );
-        assert_eq!(
-            code(&worker, "SESSION_CREATE", json!({"projectId": "p"})),
-            json!("STORAGE_QUOTA_EXCEEDED")
-        );
     }
 
     #[test]

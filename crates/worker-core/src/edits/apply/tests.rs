@@ -10,7 +10,7 @@ use crate::fakes::model::{Scripts, calls, next_reply, text};
 use crate::fakes::network::FakeReply;
 use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
 use crate::platform::{Clock, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
-use crate::router::Worker;
+use crate::worker::Worker;
 use content_bridge::context::line_prefix;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
