@@ -16,7 +16,6 @@ pub mod batcher;
 pub mod bootstrap;
 pub mod cancel;
 pub mod context;
-pub mod docs;
 pub mod edits;
 pub mod envelope;
 pub mod journals;
@@ -31,6 +30,7 @@ pub mod tabs;
 pub mod theme;
 pub mod title;
 pub mod tools;
+pub mod typst_reference;
 pub mod worker;
 
 #[cfg(test)]

@@ -9,13 +9,13 @@
 //! the originating tab still shows the URL the run started on.
 
 use crate::cancel::Cancelled;
-use crate::docs;
 use crate::platform::{Clock, Platform};
 use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::page::{
     current_file_text, file_identity_request, message_file_context, page_context, page_diagnostics, page_failure,
 };
 use crate::tools::preflight::{Check, WaitKind, wait_until};
+use crate::typst_reference;
 use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::workspace::{FileStructure, Incompleteness};
@@ -321,7 +321,7 @@ fn read_typst_docs(args: &Map<String, Value>) -> ToolOutput {
         .get("topic")
         .and_then(Value::as_str)
         .filter(|topic| js::is_non_blank(topic));
-    match docs::read_typst_docs(topic) {
+    match typst_reference::read_typst_docs(topic) {
         Value::Object(map) => map,
         _ => tool_failure(
             "TYPST_DOCS_UNAVAILABLE",
