@@ -22,7 +22,7 @@ use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
 use protocol::error::response_codes::REQUEST_FAILED;
-use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview, PreviewRequest};
+use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, Payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -33,7 +33,7 @@ use std::task::Poll;
 /// How long a Stop waits for the page to take its `PAGE_CANCEL_REQUEST`
 /// before giving up on it (the isolated script answers at once; a tab that
 /// closed fails at once; this only bounds a page that hangs).
-pub const CANCEL_NOTICE_GRACE_MS: u32 = 1_000;
+pub(crate) const CANCEL_NOTICE_GRACE_MS: u32 = 1_000;
 
 fn cancelled() -> PageError {
     PageError::new(CANCELLED, "The page request was cancelled.")
@@ -68,7 +68,7 @@ async fn either(first: impl Future, second: impl Future) {
 /// or a synthetic one for requests outside a run, because the cancel message
 /// is run-scoped — and the result is a `CANCELLED` error. A browser that
 /// cannot deliver the message yields `REQUEST_FAILED` with its reason.
-pub async fn send_page_request<P: Platform>(
+pub(crate) async fn send_page_request<P: Platform>(
     platform: &P,
     tab_id: u64,
     message_type: MessageType,
@@ -121,7 +121,7 @@ fn payload_of(value: &impl Serialize) -> Map<String, Value> {
 }
 
 /// `PAGE_GET_CONTEXT` (the request's `tabId`, if any, is not sent to the page).
-pub async fn read_context<P: Platform>(
+pub(crate) async fn read_context<P: Platform>(
     platform: &P,
     tab_id: u64,
     request: &ContextRequest,
@@ -145,7 +145,7 @@ pub async fn read_context<P: Platform>(
 }
 
 /// `PAGE_GET_DIAGNOSTICS`: one read of the lint underlines and Improve panel.
-pub async fn read_diagnostics<P: Platform>(
+pub(crate) async fn read_diagnostics<P: Platform>(
     platform: &P,
     tab_id: u64,
     run_id: Option<&str>,
@@ -163,28 +163,8 @@ pub async fn read_diagnostics<P: Platform>(
     PageDiagnostics::parse(&data)
 }
 
-/// `PAGE_GET_PREVIEW`: the Typst canvas or the opened image.
-pub async fn read_preview<P: Platform>(
-    platform: &P,
-    tab_id: u64,
-    options: &PreviewRequest,
-    run_id: Option<&str>,
-    cancel: &Cancellation,
-) -> Result<PagePreview, PageError> {
-    let data = send_page_request(
-        platform,
-        tab_id,
-        MessageType::PageGetPreview,
-        payload_of(options),
-        run_id,
-        cancel,
-    )
-    .await?;
-    PagePreview::parse(&data)
-}
-
 /// `PAGE_GET_PROBE`: the page's capabilities for tool preflights.
-pub async fn probe<P: Platform>(
+pub(crate) async fn probe<P: Platform>(
     platform: &P,
     tab_id: u64,
     run_id: Option<&str>,
@@ -203,7 +183,7 @@ pub async fn probe<P: Platform>(
 /// editor (`STALE_EDIT_PREVIEW` with its reason), a missing editor and a
 /// preview owned by another call ([`EditError::Refused`]); an overlay that
 /// could not be drawn is [`PreviewOutcome::Unavailable`], not an error.
-pub async fn show_edit_preview<P: Platform>(
+pub(crate) async fn show_edit_preview<P: Platform>(
     platform: &P,
     tab_id: u64,
     run_id: &str,
@@ -230,7 +210,7 @@ pub async fn show_edit_preview<P: Platform>(
 /// result ([`EditError::is_cancelled`]) means the outcome is unknown: the
 /// page may have applied the edit before the Stop reached it, so the caller
 /// reads the document again before deciding.
-pub async fn apply_edit<P: Platform>(
+pub(crate) async fn apply_edit<P: Platform>(
     platform: &P,
     tab_id: u64,
     run_id: &str,
@@ -256,7 +236,7 @@ pub async fn apply_edit<P: Platform>(
 /// clearing is the cleanup after Reject, Stop, timeouts and failures, so it
 /// must still be sent when the run's cancellation has fired; the page's own
 /// timeout bounds the wait. `Ok(false)`: there was nothing of that call.
-pub async fn clear_edit_preview<P: Platform>(
+pub(crate) async fn clear_edit_preview<P: Platform>(
     platform: &P,
     tab_id: u64,
     run_id: &str,
@@ -281,7 +261,7 @@ pub async fn clear_edit_preview<P: Platform>(
 /// The tab a panel request targets: the given `tab_id`, which must show a
 /// typst.app page (`NOT_TYPST_TAB`), or else the active tab of the focused
 /// window, which must too (`NO_TYPST_TAB`).
-pub async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64, PageError> {
+pub(crate) async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64, PageError> {
     let Some(tab_id) = tab_id else {
         let active = tabs
             .active()
@@ -340,7 +320,7 @@ fn request_error(error: PageError) -> RequestError {
 /// Serves `GET_EDITOR_CONTEXT`, `GET_PREVIEW` and `GET_DIAGNOSTICS`: checks
 /// the payload, picks the tab, forwards the page request and returns the
 /// page's checked answer unchanged.
-pub async fn route<P: Platform>(platform: &P, payload: &Payload) -> Result<Value, RequestError> {
+pub(crate) async fn route<P: Platform>(platform: &P, payload: &Payload) -> Result<Value, RequestError> {
     // Panel reads are not part of a run; nothing cancels them but the page's
     // own timeout.
     let never = Cancellation::new();

@@ -6,20 +6,20 @@ use protocol::payloads::SaveTheme;
 use serde_json::{Value, json};
 
 /// Storage key of the theme (shared with the original's users' data).
-pub const THEME_KEY: &str = "typstAgent.theme";
+pub(crate) const THEME_KEY: &str = "typstAgent.theme";
 
 const DARK: &str = "dark";
 const LIGHT: &str = "light";
 
 /// Anything but exactly `'light'` reads as the default, `'dark'`.
-pub fn normalize(value: Option<&Value>) -> &'static str {
+pub(crate) fn normalize(value: Option<&Value>) -> &'static str {
     match value.and_then(Value::as_str) {
         Some(LIGHT) => LIGHT,
         _ => DARK,
     }
 }
 
-pub async fn load(storage: &impl Storage) -> Result<Value, RequestError> {
+pub(crate) async fn load(storage: &impl Storage) -> Result<Value, RequestError> {
     let stored = storage
         .get(THEME_KEY)
         .await
@@ -29,7 +29,7 @@ pub async fn load(storage: &impl Storage) -> Result<Value, RequestError> {
 
 /// `SAVE_THEME {theme}` (the envelope check has required one non-blank
 /// string): anything but `'light'` is stored as `'dark'`.
-pub async fn save(storage: &impl Storage, request: &SaveTheme) -> Result<Value, RequestError> {
+pub(crate) async fn save(storage: &impl Storage, request: &SaveTheme) -> Result<Value, RequestError> {
     let value = if request.theme == LIGHT { LIGHT } else { DARK };
     storage
         .set(THEME_KEY, Value::from(value))

@@ -17,29 +17,29 @@ use serde_json::{Value, json};
 ///
 /// Reported with every tool result so the model can tell the user which
 /// version the advice targets.
-pub const DOCS_TYPST_VERSION: &str = "0.15";
+pub(crate) const DOCS_TYPST_VERSION: &str = "0.15";
 
 /// When the pages were last reviewed against the Typst releases.
 ///
 /// Reported with every result so a stale bundle is visible in transcripts.
-pub const DOCS_REVIEWED_DATE: &str = "2026-11-30";
+pub(crate) const DOCS_REVIEWED_DATE: &str = "2026-11-30";
 
 /// One reference page.
 #[derive(Debug, PartialEq, Eq)]
-pub struct DocTopic {
+pub(crate) struct DocTopic {
     /// Stable identifier the model passes back to read the page.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// Position in the index, 1-based; also accepted as a topic.
-    pub number: u8,
+    pub(crate) number: u8,
     /// Human-readable page title.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// One sentence that helps the model pick the right page from the list.
-    pub summary: &'static str,
+    pub(crate) summary: &'static str,
     /// File name under `docs/typst/`, which the overview's index names.
     #[cfg(test)]
     file: &'static str,
     /// The whole Markdown page.
-    pub content: &'static str,
+    pub(crate) content: &'static str,
 }
 
 /// One page of [`DOC_TOPICS`]: its file name is written once, for the
@@ -59,7 +59,7 @@ macro_rules! page {
 }
 
 /// All pages in index order; `number` equals the position plus one.
-pub static DOC_TOPICS: &[DocTopic] = &[
+pub(crate) static DOC_TOPICS: &[DocTopic] = &[
     page! {
         id: "syntax-basics",
         number: 1,
@@ -202,7 +202,7 @@ fn parse_short_number(text: &str) -> Option<u32> {
 /// digits is a topic number (`3`, `03`); `N-anything` with one or two digits
 /// selects topic N and ignores the rest (this is what makes file stems like
 /// `07-context-introspection` work); otherwise the exact id, then an alias.
-pub fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
+pub(crate) fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
     let lowered = input.trim().to_lowercase();
     let key = lowered.strip_suffix(".md").unwrap_or(&lowered);
 
@@ -230,7 +230,7 @@ pub fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
 /// choose; with a known topic it returns the whole page; with an unknown one
 /// it says so and lists the valid ids, so the model can correct itself in one
 /// step instead of giving up.
-pub fn read_typst_docs(topic: Option<&str>) -> Value {
+pub(crate) fn read_typst_docs(topic: Option<&str>) -> Value {
     let requested = topic.map(str::trim).filter(|text| !text.is_empty());
     let Some(requested) = requested else {
         let topics: Vec<Value> = DOC_TOPICS

@@ -107,18 +107,6 @@ impl Storage for ChromeStorage {
         Ok(())
     }
 
-    async fn get_many(&self, keys: &[String]) -> Result<serde_json::Map<String, Value>, PlatformError> {
-        if keys.is_empty() {
-            return Ok(serde_json::Map::new());
-        }
-        from_js(storage_get(to_js(keys)?).await.map_err(js_error)?)
-    }
-
-    async fn set_many(&self, items: serde_json::Map<String, Value>) -> Result<(), PlatformError> {
-        storage_set(to_js(&items)?).await.map_err(js_error)?;
-        Ok(())
-    }
-
     async fn remove(&self, keys: &[String]) -> Result<(), PlatformError> {
         if keys.is_empty() {
             return Ok(());

@@ -18,18 +18,20 @@ use serde_json::Value;
 /// The worker: its platform and the state that lives as long as the worker
 /// instance (Chrome may stop it at any time; nothing here must outlive that).
 pub struct Worker<P: Platform> {
-    pub platform: P,
+    pub(crate) platform: P,
     /// The storage mutation queue and the chat repository's per-instance
     /// state; every stored-data write goes through its queue.
-    pub store: SessionStore,
+    pub(crate) store: SessionStore,
     /// Reservations, active runs and the banners they wait on. Run messages
     /// are handled concurrently; this state is only borrowed between awaits.
-    pub runs: Runs,
+    pub(crate) runs: Runs,
     /// Tabs on which a revert or snapshot restore/delete is running.
-    pub recovery: RecoveryTabs,
+    pub(crate) recovery: RecoveryTabs,
 }
 
 impl<P: Platform> Worker<P> {
+    /// A fresh worker instance on `platform` (Chrome starts one whenever it
+    /// wakes the service worker).
     pub fn new(platform: P) -> Self {
         Worker {
             platform,
@@ -65,21 +67,21 @@ impl<P: Platform> Worker<P> {
             payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
                 page_client::route(p, &payload).await
             }
-            Payload::GenerateSessionTitle(request) => title::handle(p.network(), p.clock(), request).await,
+            Payload::GenerateSessionTitle(request) => title::route(p.network(), p.clock(), request).await,
             payload @ (Payload::AiRunReserve(_)
             | Payload::AiStreamStart(_)
             | Payload::AiStreamCancel(_)
             | Payload::AiRunStatus(_)
             | Payload::AiToolPreflightResolve(_)
             | Payload::AiToolApprovalResolve(_)) => {
-                runs::routes::handle(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
+                runs::route(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
             }
             payload @ (Payload::EditCheckpointRevert(_)
             | Payload::DocumentSnapshotList(_)
             | Payload::DocumentSnapshotPreview(_)
             | Payload::DocumentSnapshotRestore(_)
             | Payload::DocumentSnapshotDelete(_)) => {
-                recovery::routes::handle(p, &self.runs, &self.store, &self.recovery, payload).await
+                recovery::route(p, &self.runs, &self.store, &self.recovery, payload).await
             }
             payload @ (Payload::SessionList(_)
             | Payload::SessionCreate(_)
@@ -90,13 +92,13 @@ impl<P: Platform> Worker<P> {
             | Payload::SessionDeleteByProject(_)
             | Payload::SessionStorageStatus(_)
             | Payload::SessionExport(_)
-            | Payload::SessionImport(_)) => sessions::routes::handle(&self.sessions(), payload).await,
+            | Payload::SessionImport(_)) => sessions::route(&self.sessions(), payload).await,
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }
 
     /// The chat repository over this worker's storage, clock and queue.
-    pub fn sessions(&self) -> Sessions<'_, P::Storage, P::Clock> {
+    pub(crate) fn sessions(&self) -> Sessions<'_, P::Storage, P::Clock> {
         Sessions::new(self.platform.storage(), self.platform.clock(), &self.store)
     }
 

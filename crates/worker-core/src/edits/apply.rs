@@ -19,15 +19,14 @@
 
 use crate::cancel::Cancelled;
 use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
-use crate::journals::checkpoints::{Checkpoints, StageInput};
-use crate::journals::{DocumentState, JournalError, JournalStore};
+use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
 use crate::page_client;
 use crate::platform::{Clock, Platform};
-use crate::runs::auto_snapshot;
-use crate::runs::state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
-use crate::tools::approval::{Review, authorize};
-use crate::tools::page::{capabilities, check_tab, edit_snapshot_request, file_identity_request, message_file_context};
-use crate::tools::registry::Route;
+use crate::runs::{self, CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+use crate::tools::{
+    Review, Route, authorize, capabilities, check_tab, edit_snapshot_request, file_identity_request,
+    message_file_context,
+};
 use content_bridge::edits::{EditError as PageEditError, PreviewOutcome, StaleReason};
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
@@ -38,10 +37,10 @@ use serde_json::{Map, Value, json};
 
 /// How often the preview is shown again after the page reported that
 /// another file is focused (each time after the file came back).
-pub const PREVIEW_FILE_ATTEMPTS: usize = 16;
+pub(crate) const PREVIEW_FILE_ATTEMPTS: usize = 16;
 /// How often an apply is retried after the page reported that another file
 /// is focused.
-pub const APPLY_FILE_RETRIES: usize = 15;
+pub(crate) const APPLY_FILE_RETRIES: usize = 15;
 
 /// One proposal: the snapshot it was computed against, its changes and the
 /// diff the user reviews.
@@ -144,7 +143,7 @@ fn stale_tab(when: &str) -> ToolOutput {
 
 /// Runs one editor write: preflight, resolution, review (Ask) and commit.
 /// `Err` only when the run was cancelled.
-pub async fn run_editor_write<P: Platform>(
+pub(crate) async fn run_editor_write<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
     call: CallInfo<'_>,
@@ -435,7 +434,7 @@ async fn commit<P: Platform>(
         needs_commit: warning.is_some(),
     });
     // The chat's automatic snapshot showed the document before this write.
-    auto_snapshot::forget_after_write(run, &file_label).await;
+    runs::forget_after_write(run, &file_label).await;
 
     let mut receipt = Map::new();
     receipt.insert("ok".into(), Value::Bool(true));

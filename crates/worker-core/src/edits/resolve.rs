@@ -22,26 +22,26 @@ use protocol::limits;
 use serde_json::{Map, Value};
 
 /// Most edits one `patch_document` call (and so one prepared edit) may hold.
-pub const MAX_EDIT_CHANGES: usize = limits::MAX_PREPARED_CHANGES as usize;
+pub(crate) const MAX_EDIT_CHANGES: usize = limits::MAX_PREPARED_CHANGES as usize;
 /// Most lines an edit may remove plus insert, counted over its changes.
-pub const MAX_CHANGED_LINES: usize = 2_000;
+pub(crate) const MAX_CHANGED_LINES: usize = 2_000;
 /// Largest document an edit is prepared for, in UTF-16 units.
-pub const MAX_EDIT_DOCUMENT_CHARS: usize = limits::MAX_EDITOR_TRANSACTION_CHARS as usize;
+pub(crate) const MAX_EDIT_DOCUMENT_CHARS: usize = limits::MAX_EDITOR_TRANSACTION_CHARS as usize;
 
 /// The live editor as one `edit` projection saw it. Offsets are UTF-16 code
 /// units of `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditSnapshot {
+pub(crate) struct EditSnapshot {
     /// The whole document.
-    pub text: String,
+    pub(crate) text: String,
     /// The CodeMirror view the text came from; the commit refuses another.
-    pub editor_token: String,
+    pub(crate) editor_token: String,
     /// The main selection's head.
-    pub cursor_pos: Option<u32>,
-    pub selection_from: Option<u32>,
-    pub selection_to: Option<u32>,
+    pub(crate) cursor_pos: Option<u32>,
+    pub(crate) selection_from: Option<u32>,
+    pub(crate) selection_to: Option<u32>,
     /// The focused file's project-relative path, or the page's best hint.
-    pub file_label: String,
+    pub(crate) file_label: String,
 }
 
 impl EditSnapshot {
@@ -49,7 +49,7 @@ impl EditSnapshot {
     /// answer with the whole document and an editor token will do; a
     /// document over [`MAX_EDIT_DOCUMENT_CHARS`] is refused here so the page
     /// is never asked to apply a transaction that large.
-    pub fn from_context(context: &PageContext) -> Result<EditSnapshot, EditError> {
+    pub(crate) fn from_context(context: &PageContext) -> Result<EditSnapshot, EditError> {
         let (state, text) = match &context.editor {
             EditorRead::Text {
                 state,
@@ -95,18 +95,18 @@ impl EditSnapshot {
 
 /// A resolved edit, ready for review and for the page's guarded commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PreparedEdit {
+pub(crate) struct PreparedEdit {
     /// Sorted, non-overlapping changes in UTF-16 offsets of the snapshot
     /// text; at most [`MAX_EDIT_CHANGES`]. Empty when `no_changes`.
-    pub changes: Vec<TextChange>,
+    pub(crate) changes: Vec<TextChange>,
     /// The document after the changes (equal to the snapshot when
     /// `no_changes`).
-    pub proposed_text: String,
+    pub(crate) proposed_text: String,
     /// The diff to review; `None` exactly when `no_changes`.
-    pub preview: Option<DiffPreview>,
+    pub(crate) preview: Option<DiffPreview>,
     /// The edit would leave the document as it is: the caller answers
     /// `{ok:true, no_changes:true}` with no review and no page write.
-    pub no_changes: bool,
+    pub(crate) no_changes: bool,
 }
 
 fn unavailable(message: impl Into<String>) -> EditError {
@@ -433,7 +433,11 @@ fn to_utf16(text: &str, changes: Vec<ByteChange>) -> Vec<TextChange> {
 /// Resolves an editor-write call (`args` already checked against the tool's
 /// schema, but every field is checked again here) into bounded changes of
 /// `snapshot.text`, the proposed text and its diff preview.
-pub fn prepare_editor_edit(tool_name: &str, args: &Value, snapshot: &EditSnapshot) -> Result<PreparedEdit, EditError> {
+pub(crate) fn prepare_editor_edit(
+    tool_name: &str,
+    args: &Value,
+    snapshot: &EditSnapshot,
+) -> Result<PreparedEdit, EditError> {
     if !is_edit_checkpoint_tool_name(tool_name) {
         return Err(EditError::new(
             EditErrorCode::UnsupportedEditTool,

@@ -22,7 +22,7 @@ use super::{
     remove_orphans, string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::sessions::{StorageError, StorageErrorCode};
+use crate::storage::{StorageError, StorageErrorCode};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, is_valid_record_id};
 use protocol::js;
@@ -34,62 +34,62 @@ const MAX_BYTES: f64 = limits::MAX_DOCUMENT_SNAPSHOT_TOTAL_BYTES as f64;
 
 /// One entry of the index (`SnapshotMeta`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotMeta {
+pub(crate) struct SnapshotMeta {
     /// `snapshot-<uuid>`.
-    pub id: String,
-    pub kind: SnapshotKind,
-    pub project_id: String,
-    pub file_label: String,
-    pub title: String,
+    pub(crate) id: String,
+    pub(crate) kind: SnapshotKind,
+    pub(crate) project_id: String,
+    pub(crate) file_label: String,
+    pub(crate) title: String,
     /// Hash and UTF-16 length of the saved text.
-    pub text: DocumentState,
-    pub created_at: f64,
-    pub approx_bytes: f64,
-    pub body_key: String,
+    pub(crate) text: DocumentState,
+    pub(crate) created_at: f64,
+    pub(crate) approx_bytes: f64,
+    pub(crate) body_key: String,
     /// The chat and run of an automatic copy; `None` for the other kinds.
-    pub session_id: Option<String>,
-    pub run_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) run_id: Option<String>,
 }
 
 /// An entry with its body's text (`None` when the body is gone or damaged).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotRecord {
-    pub meta: SnapshotMeta,
-    pub text: Option<String>,
+pub(crate) struct SnapshotRecord {
+    pub(crate) meta: SnapshotMeta,
+    pub(crate) text: Option<String>,
 }
 
 /// A snapshot to save.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotInput {
-    pub kind: SnapshotKind,
-    pub project_id: String,
-    pub file_label: String,
+pub(crate) struct SnapshotInput {
+    pub(crate) kind: SnapshotKind,
+    pub(crate) project_id: String,
+    pub(crate) file_label: String,
     /// `None` or empty: the kind's default title.
-    pub title: Option<String>,
-    pub text: String,
+    pub(crate) title: Option<String>,
+    pub(crate) text: String,
     /// Required for automatic copies, ignored otherwise.
-    pub session_id: Option<String>,
-    pub run_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// A rescue copy taken for a restore names the snapshot being restored,
     /// so pruning cannot evict it in the same call.
-    pub protected_snapshot_id: Option<String>,
+    pub(crate) protected_snapshot_id: Option<String>,
 }
 
 /// What [`Snapshots::create`] did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CreateOutcome {
-    pub snapshot: PublicDocumentSnapshot,
+pub(crate) struct CreateOutcome {
+    pub(crate) snapshot: PublicDocumentSnapshot,
     /// The text was already kept; no new body was written.
-    pub deduplicated: bool,
+    pub(crate) deduplicated: bool,
     /// An existing entry of the same text took the new kind and title.
-    pub promoted: bool,
+    pub(crate) promoted: bool,
 }
 
 /// What [`Snapshots::delete`] did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DeleteOutcome {
-    pub removed: bool,
-    pub snapshot: Option<PublicDocumentSnapshot>,
+pub(crate) struct DeleteOutcome {
+    pub(crate) removed: bool,
+    pub(crate) snapshot: Option<PublicDocumentSnapshot>,
 }
 
 fn kind_rank(kind: SnapshotKind) -> u8 {
@@ -117,7 +117,7 @@ fn title_for(kind: SnapshotKind, title: Option<&str>) -> String {
 
 impl SnapshotMeta {
     /// Parses and validates one stored entry.
-    pub fn parse(value: &Value) -> Option<SnapshotMeta> {
+    pub(crate) fn parse(value: &Value) -> Option<SnapshotMeta> {
         let map = value.as_object()?;
         let id = string_field(map, "id").filter(|id| is_valid_record_id(id))?;
         let kind = SnapshotKind::from_wire(string_field(map, "kind")?)?;
@@ -151,7 +151,7 @@ impl SnapshotMeta {
     }
 
     /// The stored form.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         json!({
             "id": self.id,
             "kind": kind_str(self.kind),
@@ -170,7 +170,7 @@ impl SnapshotMeta {
 
     /// The metadata the panel sees (no body key, hash or run id; the chat
     /// only for automatic copies).
-    pub fn public(&self) -> PublicDocumentSnapshot {
+    pub(crate) fn public(&self) -> PublicDocumentSnapshot {
         PublicDocumentSnapshot {
             id: self.id.clone(),
             kind: self.kind,
@@ -195,7 +195,7 @@ impl SnapshotMeta {
 }
 
 /// The body key of snapshot `id`.
-pub fn body_key(id: &str) -> String {
+pub(crate) fn body_key(id: &str) -> String {
     format!("{}{id}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX)
 }
 
@@ -336,12 +336,12 @@ fn prune_plan(
 }
 
 /// The snapshot journal over one storage, clock and the worker's queue.
-pub struct Snapshots<'a, S, C> {
+pub(crate) struct Snapshots<'a, S, C> {
     store: JournalStore<'a, S, C>,
 }
 
 impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
-    pub fn new(store: JournalStore<'a, S, C>) -> Self {
+    pub(crate) fn new(store: JournalStore<'a, S, C>) -> Self {
         Snapshots { store }
     }
 
@@ -355,7 +355,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// Saves a snapshot (see the module documentation for deduplication,
     /// promotion, replacement of a chat's automatic copy, and pruning).
-    pub async fn create(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
+    pub(crate) async fn create(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
         validate(&input)?;
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
@@ -492,7 +492,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// After a completed run: the chat's automatic copy of the focused file.
-    pub async fn create_automatic(
+    pub(crate) async fn create_automatic(
         &self,
         project_id: &str,
         session_id: &str,
@@ -515,7 +515,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// The snapshots the editor may offer for a file: same project and file,
     /// automatic copies only of this chat, newest first.
-    pub async fn list_for_file(
+    pub(crate) async fn list_for_file(
         &self,
         project_id: &str,
         file_label: &str,
@@ -536,7 +536,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// One entry with its body, or `None` when it is not stored.
-    pub async fn load(&self, id: &str) -> Result<Option<SnapshotRecord>, JournalError> {
+    pub(crate) async fn load(&self, id: &str) -> Result<Option<SnapshotRecord>, JournalError> {
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let Some(meta) = load_index(storage).await?.into_iter().find(|e| e.id == id) else {
@@ -548,7 +548,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// Deletes snapshot `id` if it belongs to `project_id`.
-    pub async fn delete(&self, id: &str, project_id: &str) -> Result<DeleteOutcome, JournalError> {
+    pub(crate) async fn delete(&self, id: &str, project_id: &str) -> Result<DeleteOutcome, JournalError> {
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let entries = load_index(storage).await?;
@@ -573,7 +573,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// After an agent write: the chat's automatic copies of that file (or of
     /// every file when `file_label` is `None`) no longer describe the result.
-    pub async fn delete_automatic_for_file(
+    pub(crate) async fn delete_automatic_for_file(
         &self,
         project_id: &str,
         session_id: &str,
@@ -589,7 +589,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// At run start and after a failed or cancelled run: drops the chat's
     /// automatic copy of the file if the live document no longer matches it.
-    pub async fn invalidate_diverged_automatic(
+    pub(crate) async fn invalidate_diverged_automatic(
         &self,
         project_id: &str,
         session_id: &str,

@@ -9,15 +9,15 @@
 //! one tab at most one recovery runs at a time, never while an agent run owns
 //! the tab, and no agent run starts while a recovery runs ([`RecoveryTabs`]).
 
-pub mod revert;
-pub mod routes;
-pub mod snapshot_ops;
+mod revert;
+mod routes;
+mod snapshot_ops;
 
 #[cfg(test)]
 mod tests;
 
 use crate::cancel::Cancellation;
-use crate::edits::diff::whole_document_change;
+use crate::edits::whole_document_change;
 use crate::envelope::RequestError;
 use crate::page_client::{apply_edit, read_context};
 use crate::platform::{Platform, Tabs};
@@ -29,9 +29,11 @@ use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit};
 use std::cell::RefCell;
 use std::collections::HashSet;
 
+pub(crate) use routes::route;
+
 /// Which recovery holds a tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecoveryKind {
+pub(crate) enum RecoveryKind {
     /// `EDIT_CHECKPOINT_REVERT`.
     Revert,
     /// `DOCUMENT_SNAPSHOT_RESTORE` and `DOCUMENT_SNAPSHOT_DELETE`.
@@ -43,13 +45,13 @@ pub enum RecoveryKind {
 /// worker that is stopped mid-recovery loses nothing durable, since the
 /// checkpoint journal records where a revert stopped.
 #[derive(Default)]
-pub struct RecoveryTabs {
+pub(crate) struct RecoveryTabs {
     reverting: RefCell<HashSet<u64>>,
     mutating: RefCell<HashSet<u64>>,
 }
 
 /// Holds a tab for one recovery; dropping it frees the tab.
-pub struct RecoveryGuard<'a> {
+pub(crate) struct RecoveryGuard<'a> {
     tabs: &'a RecoveryTabs,
     tab_id: u64,
     kind: RecoveryKind,
@@ -62,7 +64,7 @@ impl Drop for RecoveryGuard<'_> {
 }
 
 impl RecoveryTabs {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -75,14 +77,14 @@ impl RecoveryTabs {
 
     /// Whether a revert, restore or delete is running on `tab_id`; agent
     /// runs are refused meanwhile (`DOCUMENT_RECOVERY_ACTIVE`).
-    pub fn is_recovering(&self, tab_id: u64) -> bool {
+    pub(crate) fn is_recovering(&self, tab_id: u64) -> bool {
         self.reverting.borrow().contains(&tab_id) || self.mutating.borrow().contains(&tab_id)
     }
 
     /// Takes `tab_id` for one recovery, or refuses because another one runs
     /// there (`EDIT_REVERT_ACTIVE` for a revert, `DOCUMENT_SNAPSHOT_ACTIVE`
     /// for a restore or delete).
-    pub fn begin(&self, tab_id: u64, kind: RecoveryKind) -> Result<RecoveryGuard<'_>, RequestError> {
+    pub(crate) fn begin(&self, tab_id: u64, kind: RecoveryKind) -> Result<RecoveryGuard<'_>, RequestError> {
         if self.is_recovering(tab_id) {
             let code = match kind {
                 RecoveryKind::Revert => "EDIT_REVERT_ACTIVE",
@@ -103,10 +105,10 @@ impl RecoveryTabs {
 }
 
 /// The refusal used when an agent run owns the tab.
-pub const RECOVERY_ACTIVE_CODE: &str = "DOCUMENT_RECOVERY_ACTIVE";
+pub(crate) const RECOVERY_ACTIVE_CODE: &str = "DOCUMENT_RECOVERY_ACTIVE";
 
 /// The refusal of `AI_RUN_RESERVE` / `AI_STREAM_START` during a recovery.
-pub fn recovery_active_error() -> RequestError {
+pub(crate) fn recovery_active_error() -> RequestError {
     RequestError::new(
         RECOVERY_ACTIVE_CODE,
         "A document recovery is running on this tab; start the agent again when it has finished.",
@@ -114,13 +116,13 @@ pub fn recovery_active_error() -> RequestError {
 }
 
 /// Whether an agent run is active on `tab_id`.
-pub fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
+pub(crate) fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
     runs.summaries().iter().any(|run| run.tab_id == tab_id)
 }
 
 /// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
 /// raw path segment.
-pub fn project_of_url(url: &str) -> Option<&str> {
+pub(crate) fn project_of_url(url: &str) -> Option<&str> {
     const MARKER: &str = "typst.app/project/";
     let start = url.find(MARKER)? + MARKER.len();
     let rest = url.get(start..)?;
@@ -129,7 +131,7 @@ pub fn project_of_url(url: &str) -> Option<&str> {
 }
 
 /// Requires `tab_id` to be a typst.app tab that shows `project_id`.
-pub async fn check_tab_scope(
+pub(crate) async fn check_tab_scope(
     tabs: &impl Tabs,
     tab_id: u64,
     project_id: &str,
@@ -152,10 +154,10 @@ pub async fn check_tab_scope(
 
 /// The live editor as one `edit` read saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveEditor {
-    pub text: String,
-    pub editor_token: String,
-    pub file_label: String,
+pub(crate) struct LiveEditor {
+    pub(crate) text: String,
+    pub(crate) editor_token: String,
+    pub(crate) file_label: String,
 }
 
 /// Page codes a recovery error may carry to the panel; anything else from
@@ -187,7 +189,7 @@ fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
 
 /// Reads the focused document (`PAGE_GET_CONTEXT`, `edit` projection);
 /// anything but a full text with an editor token is `unavailable_code`.
-pub async fn read_live_editor<P: Platform>(
+pub(crate) async fn read_live_editor<P: Platform>(
     platform: &P,
     tab_id: u64,
     unavailable_code: &'static str,
@@ -222,21 +224,21 @@ pub async fn read_live_editor<P: Platform>(
 }
 
 /// What a guarded whole-document replacement writes and how it is named.
-pub struct Replacement<'a> {
+pub(crate) struct Replacement<'a> {
     /// The synthetic run id (`revert-<uuid>`, `snapshot-restore-<uuid>`).
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// `revert-<checkpointId>`, `restore-<snapshotId>`.
-    pub call_id: String,
+    pub(crate) call_id: String,
     /// The file the replacement is for; the page refuses another one.
-    pub file_label: &'a str,
-    pub text: &'a str,
+    pub(crate) file_label: &'a str,
+    pub(crate) text: &'a str,
     /// The code of a refusal the page gave no known code for.
-    pub failure_code: &'static str,
+    pub(crate) failure_code: &'static str,
 }
 
 /// One guarded whole-document replacement: the page applies it only while
 /// the editor still shows exactly `live` in the replacement's file.
-pub async fn replace_document<P: Platform>(
+pub(crate) async fn replace_document<P: Platform>(
     platform: &P,
     tab_id: u64,
     live: &LiveEditor,

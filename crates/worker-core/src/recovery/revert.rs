@@ -16,8 +16,7 @@ use super::{
     run_active_on,
 };
 use crate::envelope::RequestError;
-use crate::journals::checkpoints::{CheckpointRecord, Checkpoints};
-use crate::journals::{DocumentState, JournalStore};
+use crate::journals::{CheckpointRecord, Checkpoints, DocumentState, JournalStore};
 use crate::platform::{Clock, Platform};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
@@ -233,7 +232,7 @@ fn cascade_failure(
 }
 
 /// Serves `EDIT_CHECKPOINT_REVERT`.
-pub async fn revert<P: Platform>(
+pub(crate) async fn revert<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,

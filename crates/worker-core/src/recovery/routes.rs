@@ -11,7 +11,7 @@ use protocol::Payload;
 use serde_json::Value;
 
 /// Answers one recovery message.
-pub async fn handle<P: Platform>(
+pub(crate) async fn route<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,

@@ -12,10 +12,9 @@
 use super::{
     RecoveryKind, RecoveryTabs, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on,
 };
-use crate::edits::diff::{WholeDocumentEdit, whole_document_edit};
+use crate::edits::{WholeDocumentEdit, whole_document_edit};
 use crate::envelope::RequestError;
-use crate::journals::snapshots::{SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
-use crate::journals::{DocumentState, JournalStore};
+use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
@@ -27,9 +26,9 @@ use serde_json::{Value, json};
 const PROJECT_MISMATCH: &str = "DOCUMENT_SNAPSHOT_PROJECT_MISMATCH";
 const CONTEXT_UNAVAILABLE: &str = "DOCUMENT_SNAPSHOT_CONTEXT_UNAVAILABLE";
 /// Title of the copy of the live text a restore saves first.
-pub const RESCUE_TITLE: &str = "Before restore";
+pub(crate) const RESCUE_TITLE: &str = "Before restore";
 /// Shown when a preview has no diff and the diff builder gave no reason.
-pub const PREVIEW_UNAVAILABLE_NOTICE: &str =
+pub(crate) const PREVIEW_UNAVAILABLE_NOTICE: &str =
     "No line diff is available for this snapshot; restoring replaces the whole current document.";
 /// Longest `previewNotice`.
 const MAX_PREVIEW_NOTICE_CHARS: usize = 500;
@@ -113,7 +112,7 @@ fn public(meta: &SnapshotMeta) -> Value {
 }
 
 /// `DOCUMENT_SNAPSHOT_LIST`: the focused file's snapshots for this chat.
-pub async fn list<P: Platform>(
+pub(crate) async fn list<P: Platform>(
     platform: &P,
     store: &SessionStore,
     scope: &SnapshotScope,
@@ -131,7 +130,7 @@ pub async fn list<P: Platform>(
 }
 
 /// `DOCUMENT_SNAPSHOT_PREVIEW`: what a restore would change.
-pub async fn preview<P: Platform>(
+pub(crate) async fn preview<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -168,7 +167,7 @@ pub async fn preview<P: Platform>(
 /// `DOCUMENT_SNAPSHOT_RESTORE`: rescue copy first, then one guarded
 /// replacement; the answer carries the editor-state update the panel stores
 /// so later model turns know the document changed.
-pub async fn restore<P: Platform>(
+pub(crate) async fn restore<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -222,7 +221,7 @@ pub async fn restore<P: Platform>(
 }
 
 /// `DOCUMENT_SNAPSHOT_DELETE`: removes one snapshot of the focused file.
-pub async fn delete<P: Platform>(
+pub(crate) async fn delete<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,

@@ -4,10 +4,8 @@
 
 use super::*;
 use crate::fakes::{FakeBrowser, FakePages, FakePlatform, block_on};
-use crate::journals::checkpoints::{Checkpoints, StageInput};
-use crate::journals::snapshots::{SnapshotInput, Snapshots};
-use crate::journals::{DocumentState, JournalStore};
-use crate::runs::coordinator::RunIdentity;
+use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
+use crate::runs::RunIdentity;
 use crate::worker::Worker;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
@@ -205,7 +203,7 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
         worker
             .platform
             .storage()
-            .value(&crate::journals::checkpoints::body_key("edit-1"))
+            .value(&format!("{}edit-1", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX))
             .is_none()
     );
     // Reverting again changes nothing.
@@ -330,7 +328,7 @@ fn a_revert_checks_the_focused_file_and_the_stored_copy() {
     page.borrow_mut().file = "chapter.typ".into();
     assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_REVERT_FILE_MISMATCH");
     page.borrow_mut().file = "main.typ".into();
-    let key = crate::journals::checkpoints::body_key("edit-1");
+    let key = format!("{}edit-1", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX);
     worker
         .platform
         .storage()
@@ -691,7 +689,7 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
         "Open main.typ before restoring this snapshot."
     );
     page.borrow_mut().file = "main.typ".into();
-    let key = crate::journals::snapshots::body_key(&id);
+    let key = format!("{}{id}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX);
     worker
         .platform
         .storage()

@@ -10,19 +10,18 @@
 //! (the snapshot, or why it was not saved).
 
 use crate::cancel::Cancellation;
-use crate::journals::snapshots::Snapshots;
-use crate::journals::{DocumentState, JournalStore};
+use crate::journals::{DocumentState, JournalStore, Snapshots};
 use crate::page_client;
 use crate::platform::{Clock, Platform, Tabs};
 use crate::runs::state::RunContext;
-use crate::tools::page::{edit_snapshot_request, shows_run_page};
+use crate::tools::{edit_snapshot_request, shows_run_page};
 use content_bridge::context::PageContext;
 use protocol::js;
 use protocol::payloads::StreamDone;
 use std::future::Future;
 
 /// The longest `snapshotWarning` of `AI_STREAM_DONE`.
-pub const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
+pub(crate) const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
 
 fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r, P::Storage, P::Clock> {
     Snapshots::new(JournalStore::new(
@@ -35,24 +34,24 @@ fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r
 /// Drops the chat's automatic snapshot of `file_label` after the run wrote
 /// to that file. Best effort: a copy that stays is replaced by the next
 /// complete run.
-pub async fn forget_after_write<P: Platform>(run: &RunContext<'_, P>, file_label: &str) {
+pub(crate) async fn forget_after_write<P: Platform>(run: &RunContext<'_, P>, file_label: &str) {
     let _ = snapshot_journal(run)
         .delete_automatic_for_file(&run.project_id, &run.session_id, Some(file_label))
         .await;
 }
 
 /// The focused document as snapshot maintenance sees it.
-pub struct LiveDocument {
-    pub context: PageContext,
-    pub file_label: String,
-    pub text: String,
+pub(crate) struct LiveDocument {
+    pub(crate) context: PageContext,
+    pub(crate) file_label: String,
+    pub(crate) text: String,
 }
 
 /// Reads the focused document of the run's tab, if the tab still shows the
 /// page the run started on (a tab that moved to another project must never
 /// feed this chat's snapshots). `cancel` is the run's while it runs; the
 /// reads after its end (Stop included) take a fresh one.
-pub async fn read_live_document<P: Platform>(
+pub(crate) async fn read_live_document<P: Platform>(
     run: &RunContext<'_, P>,
     cancel: &Cancellation,
 ) -> Result<LiveDocument, String> {
@@ -81,7 +80,7 @@ pub async fn read_live_document<P: Platform>(
 /// Removes the chat's automatic snapshot when the live document no longer
 /// matches it. Best effort; the read is returned so the run start can learn
 /// the focused file from it.
-pub async fn invalidate_diverged_snapshot<P: Platform>(
+pub(crate) async fn invalidate_diverged_snapshot<P: Platform>(
     run: &RunContext<'_, P>,
     cancel: &Cancellation,
 ) -> Option<LiveDocument> {
@@ -99,11 +98,11 @@ pub async fn invalidate_diverged_snapshot<P: Platform>(
 
 /// How long a stopped or failed run waits for its divergence check before
 /// it reports its end anyway (a hung page must not delay the terminal event).
-pub const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
+pub(crate) const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
 
 /// [`invalidate_diverged_snapshot`] at the end of a stopped or failed run,
 /// bounded by [`END_MAINTENANCE_GRACE_MS`].
-pub async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'_, P>) {
+pub(crate) async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'_, P>) {
     let fresh = Cancellation::new();
     let mut check = std::pin::pin!(invalidate_diverged_snapshot(run, &fresh));
     let mut grace = std::pin::pin!(run.platform.clock().sleep(END_MAINTENANCE_GRACE_MS));
@@ -121,7 +120,7 @@ pub async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'
 
 /// After a complete run: one automatic snapshot of the focused document for
 /// the chat, or the warning `AI_STREAM_DONE` carries when it was not stored.
-pub async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_, P>) -> StreamDone {
+pub(crate) async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_, P>) -> StreamDone {
     let stored = match read_live_document(run, &Cancellation::new()).await {
         Ok(live) => snapshot_journal(run)
             .create_automatic(

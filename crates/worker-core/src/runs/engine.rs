@@ -28,14 +28,12 @@ use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, Round
 use crate::runs::Runs;
 use crate::runs::auto_snapshot;
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
-use crate::runs::state::{RunContext, RunEvents, ToolOutput, tool_failure};
+use crate::runs::state::{RunContext, ToolOutput, tool_failure};
 use crate::runs::transcript::ResponseStatus;
-use crate::sessions::{SessionStore, Sessions, StorageError};
+use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
-use crate::tools::dispatch::{Call, dispatch};
-use crate::tools::page::{file_identity_request, page_context};
-use crate::tools::plan::execution_order;
-use crate::tools::registry::{RegistryError, ToolRegistry};
+use crate::storage::StorageError;
+use crate::tools::{Call, RegistryError, ToolRegistry, dispatch, execution_order, file_identity_request, page_context};
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
@@ -43,21 +41,20 @@ use protocol::payloads::{AiStreamStart, RunTerminal, StreamBatch, ToolCallInfo, 
 use protocol::tool_schema::parse_tool_arguments;
 use protocol::{Envelope, Payload};
 use serde_json::{Map, Value, json};
-use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 /// The message of every `AI_STREAM_CANCELLED`.
-pub const CANCELLED_MESSAGE: &str = "Run cancelled.";
+pub(crate) const CANCELLED_MESSAGE: &str = "Run cancelled.";
 
 /// Why a run failed (or `CANCELLED` when it was stopped).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError {
-    pub code: String,
-    pub message: String,
+pub(crate) struct RunError {
+    pub(crate) code: String,
+    pub(crate) message: String,
 }
 
 impl RunError {
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
         RunError {
             code: code.to_owned(),
             message: message.into(),
@@ -111,7 +108,7 @@ impl<P: Platform> Drop for Release<'_, P> {
 }
 
 /// The file of the latest user message, if it carries one.
-pub fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
+pub(crate) fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
     let latest = messages
         .iter()
         .rev()
@@ -123,7 +120,7 @@ pub fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
 /// `{ok:true, runId}`, `{ok:true, cancelled:true, runId}` or
 /// `{ok:false, code, error, runId}`; a start that is not admitted is an
 /// error answer.
-pub async fn start<P: Platform>(
+pub(crate) async fn start<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -156,27 +153,11 @@ pub async fn start<P: Platform>(
         platform,
         run_id: run_id.to_owned(),
     };
-    let run = RunContext {
-        platform,
-        runs,
-        store,
-        run_id: run_id.to_owned(),
-        tab_id: request.tab_id,
-        project_id: request.project_id.clone(),
-        session_id: request.session_id.clone(),
-        cancel,
-        events: RunEvents::new(platform.messenger(), run_id),
-        approval_mode: Cell::new(EditorApprovalMode::Ask),
-        tab_url: RefCell::new(None),
-        message_file: RefCell::new(
-            request
-                .active_editor_file
-                .clone()
-                .or_else(|| latest_user_file(&request.messages)),
-        ),
-        allowed: RefCell::new(HashSet::new()),
-        checkpoint: RefCell::new(None),
-    };
+    let message_file = request
+        .active_editor_file
+        .clone()
+        .or_else(|| latest_user_file(&request.messages));
+    let run = RunContext::new(platform, runs, store, &identity, cancel, message_file);
     let outcome = drive(&run, request).await;
     Ok(finish(&run, store, &request.messages, outcome).await)
 }

@@ -33,7 +33,7 @@ fn summary_value(run: &RunSummary) -> Value {
 }
 
 /// Answers one run message.
-pub async fn handle<P: Platform>(
+pub(crate) async fn route<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,

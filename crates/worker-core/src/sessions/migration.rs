@@ -11,10 +11,11 @@
 //! a record's own id, or `legacy-<i>-<stableId(projectId NUL name)>`, with a
 //! longer collision-safe id when two records would share one.
 
+use super::Sessions;
 use super::normalize::{ImportedRecord, js_number, normalize_imported_record};
 use super::repository::{IndexState, SessionMeta, build_body, json_bytes};
-use super::{Sessions, StorageError, StorageErrorCode};
 use crate::platform::{Clock, Storage};
+use crate::storage::{StorageError, StorageErrorCode};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use serde_json::{Value, json};

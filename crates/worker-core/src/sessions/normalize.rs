@@ -14,7 +14,7 @@
 //! Lengths are UTF-16 code units, as in the original, so a chat stored by
 //! either version passes the other's checks.
 
-use super::error::StorageError;
+use crate::storage::StorageError;
 use protocol::active_file::ActiveEditorFile;
 use protocol::document_snapshot::SnapshotRestoredUpdate;
 use protocol::edit_checkpoint::{PublicEditCheckpoint, is_edit_checkpoint_tool_name};
@@ -25,31 +25,31 @@ use protocol::limits::{
 use serde_json::{Map, Value, json};
 
 /// Most display messages in one chat.
-pub const MAX_MESSAGES: usize = 1_000;
+pub(crate) const MAX_MESSAGES: usize = 1_000;
 /// Longest message text, reasoning or segment text.
-pub const MAX_MESSAGE_CHARS: usize = 256_000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 256_000;
 /// Most display segments of one assistant message.
-pub const MAX_SEGMENTS: usize = 256;
+pub(crate) const MAX_SEGMENTS: usize = 256;
 /// Most tool calls of one assistant message or tools segment.
-pub const MAX_TOOL_CALLS: usize = 128;
+pub(crate) const MAX_TOOL_CALLS: usize = 128;
 /// Longest tool-call id or name.
-pub const MAX_TOOL_CALL_ID_CHARS: usize = 128;
+pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 /// Longest tool-call arguments, as JSON text.
-pub const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
+pub(crate) const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
 /// Most editor-state updates on one message.
-pub const MAX_EDITOR_STATE_UPDATES: usize = 16;
+pub(crate) const MAX_EDITOR_STATE_UPDATES: usize = 16;
 /// Most stored selections of one user message.
-pub const MAX_SELECTIONS: usize = 16;
+pub(crate) const MAX_SELECTIONS: usize = 16;
 /// Longest stored selection text.
-pub const MAX_SELECTION_CHARS: usize = 32_000;
+pub(crate) const MAX_SELECTION_CHARS: usize = 32_000;
 /// Longest selection file label.
-pub const MAX_SELECTION_LABEL_CHARS: usize = 240;
+pub(crate) const MAX_SELECTION_LABEL_CHARS: usize = 240;
 /// Largest stored preview side; larger sides are clamped.
-pub const MAX_PREVIEW_DIMENSION: u64 = 4_096;
+pub(crate) const MAX_PREVIEW_DIMENSION: u64 = 4_096;
 /// Largest legacy diagnostics count shown on an old message.
-pub const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
+pub(crate) const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
 /// Diagnostics kept in a `read_diagnostics` summary.
-pub const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
+pub(crate) const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
 
 const OMITTED_PREVIEW_REASON: &str = "The preview image was not kept in saved history, to limit local storage use.";
 const NO_RESULT: &str = "No result";
@@ -57,7 +57,7 @@ const NO_RESULT: &str = "No result";
 /// Whether the record comes from an import file (fail closed on local state)
 /// or from this worker's own panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Local,
     Imported,
 }
@@ -70,14 +70,14 @@ impl Origin {
 
 /// A normalised import or legacy record, before it gets its final id.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ImportedRecord {
+pub(crate) struct ImportedRecord {
     /// The record's own id if it is a valid record id, else empty.
-    pub id: String,
-    pub project_id: String,
-    pub name: String,
-    pub messages: Vec<Value>,
-    pub created_at: f64,
-    pub updated_at: f64,
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) name: String,
+    pub(crate) messages: Vec<Value>,
+    pub(crate) created_at: f64,
+    pub(crate) updated_at: f64,
 }
 
 /// `String(value ?? '')` cut to `max` UTF-16 units.
@@ -164,7 +164,7 @@ pub(crate) fn js_number(n: f64) -> Value {
 /// receipt, and anything else becomes a bounded JSON summary. A value that is
 /// already such a summary is kept as it is, so saving a chat again never
 /// wraps its summaries a second time.
-pub fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
+pub(crate) fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
     let Some(result) = result.filter(|r| r.is_object() || r.is_array()) else {
         let error = bounded_string(result, 300);
         return json!({ "ok": false, "error": if error.is_empty() { NO_RESULT.to_owned() } else { error } });
@@ -461,7 +461,7 @@ fn normalize_sent_attachments(sent: &Map<String, Value>) -> Value {
 }
 
 /// Normalises one display message.
-pub fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Value, String> {
+pub(crate) fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Value, String> {
     let Some(map) = message.as_object() else {
         return Err("A message must be an object.".into());
     };
@@ -556,7 +556,11 @@ pub fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Va
 }
 
 /// Normalises a chat's display messages; the first bad message rejects all.
-pub fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
+pub(crate) fn normalize_messages(
+    messages: Option<&Value>,
+    origin: Origin,
+    now: f64,
+) -> Result<Vec<Value>, StorageError> {
     let Some(messages) = messages.and_then(Value::as_array) else {
         return Err(StorageError::invalid_record("Chat messages must be an array."));
     };
@@ -564,7 +568,7 @@ pub fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) ->
 }
 
 /// [`normalize_messages`] over a slice.
-pub fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
+pub(crate) fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
     if messages.len() > MAX_MESSAGES {
         return Err(StorageError::invalid_record(format!(
             "A chat can hold at most {MAX_MESSAGES} messages."
@@ -581,7 +585,7 @@ pub fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> R
 }
 
 /// Normalises one record of an import file or of the version-1 store.
-pub fn normalize_imported_record(record: &Value, now: f64) -> Result<ImportedRecord, StorageError> {
+pub(crate) fn normalize_imported_record(record: &Value, now: f64) -> Result<ImportedRecord, StorageError> {
     let Some(map) = record.as_object() else {
         return Err(StorageError::invalid_record("A chat record must be an object."));
     };

@@ -4,14 +4,15 @@
 //! unknown or mistyped field with its code, before anything is read or
 //! written.
 
-use super::{SessionChanges, Sessions};
+use super::Sessions;
+use super::repository::SessionChanges;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
 use protocol::Payload;
 use serde_json::Value;
 
 /// Answers one chat request.
-pub async fn handle<S: Storage, C: Clock>(
+pub(crate) async fn route<S: Storage, C: Clock>(
     sessions: &Sessions<'_, S, C>,
     payload: Payload,
 ) -> Result<Value, RequestError> {
@@ -56,7 +57,7 @@ pub async fn handle<S: Storage, C: Clock>(
 #[cfg(test)]
 mod tests {
     use crate::fakes::{FakePlatform, block_on};
-    use crate::sessions::TranscriptOutcome;
+    use crate::sessions::repository::TranscriptOutcome;
     use crate::worker::Worker;
     use serde_json::{Value, json};
 

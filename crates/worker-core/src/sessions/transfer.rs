@@ -9,10 +9,11 @@
 //! one index write: if that write fails, the bodies already written are
 //! removed again and the repository is as before.
 
+use super::Sessions;
 use super::normalize::{js_number, normalize_imported_record};
 use super::repository::{SessionMeta, build_body, format_bytes};
-use super::{Sessions, StorageError, StorageErrorCode};
 use crate::platform::{Clock, Storage};
+use crate::storage::{StorageError, StorageErrorCode};
 use protocol::constants::schema_versions;
 use protocol::js;
 use protocol::limits::{
@@ -49,7 +50,7 @@ fn portable(message: &Value) -> Value {
 
 impl<S: Storage, C: Clock> Sessions<'_, S, C> {
     /// `SESSION_EXPORT`: every readable chat in the portable format.
-    pub async fn export(&self) -> Result<Value, StorageError> {
+    pub(crate) async fn export(&self) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let mut sessions = Vec::new();
         for meta in self.load_index().await? {
@@ -79,7 +80,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
     }
 
     /// `SESSION_IMPORT`: `{ok: true, imported, rejected}`.
-    pub async fn import(&self, data: &Value) -> Result<Value, StorageError> {
+    pub(crate) async fn import(&self, data: &Value) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let records = match (import_version(data), data) {
             (_, Value::Array(records)) => records,

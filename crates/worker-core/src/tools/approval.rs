@@ -8,8 +8,7 @@
 
 use crate::cancel::Cancelled;
 use crate::platform::Platform;
-use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
-use crate::runs::waiters::{Waited, wait_for_user};
+use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
 use crate::tools::metadata::{Approval, Effect};
 use crate::tools::registry::Route;
 use protocol::Payload;
@@ -20,7 +19,7 @@ use protocol::payloads::{ApprovalAction, ApprovalRequired};
 use serde_json::{Map, Value};
 
 /// How long an approval banner waits before it counts as a denial.
-pub const APPROVAL_TIMEOUT_MS: u32 = 300_000;
+pub(crate) const APPROVAL_TIMEOUT_MS: u32 = 300_000;
 
 /// The pretty arguments shown in an approval banner, bounded.
 fn argument_summary(args: &Map<String, Value>) -> (String, u64, bool) {
@@ -34,10 +33,10 @@ fn argument_summary(args: &Map<String, Value>) -> (String, u64, bool) {
 
 /// A proposed editor change the user must review before it is applied.
 #[derive(Debug, Clone)]
-pub struct Review {
-    pub preview: DiffPreview,
+pub(crate) struct Review {
+    pub(crate) preview: DiffPreview,
     /// Why the inline editor preview is missing, if it is.
-    pub notice: Option<String>,
+    pub(crate) notice: Option<String>,
 }
 
 /// Decides whether a call may run: reads run at once, trusted integrations
@@ -45,7 +44,7 @@ pub struct Review {
 /// user and waits at most five minutes (silence denies). A `review` (an
 /// editor change in Ask mode) is always shown, and "Allow for run" never
 /// waives later reviews.
-pub async fn authorize<P: Platform>(
+pub(crate) async fn authorize<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
     call: CallInfo<'_>,
@@ -101,5 +100,142 @@ pub async fn authorize<P: Platform>(
         Waited::Answered(ApprovalAction::Deny) | Waited::TimedOut => {
             Ok(Err(tool_failure("TOOL_DENIED", "The user denied this action.")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cancel::Cancellation;
+    use crate::fakes::{FakePages, FakePlatform};
+    use crate::runs::{RunIdentity, Runs};
+    use crate::sessions::SessionStore;
+    use crate::tools::ToolRegistry;
+    use futures::FutureExt;
+    use serde_json::json;
+
+    fn identity() -> RunIdentity {
+        RunIdentity {
+            run_id: "run-1".into(),
+            tab_id: 17,
+            project_id: "p1".into(),
+            session_id: "s1".into(),
+        }
+    }
+
+    #[test]
+    fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
+        let platform = FakePlatform::<FakePages>::default();
+        platform.clock.hold_sleeps_from(Some(1_500));
+        let (runs, store) = (Runs::new(), SessionStore::new());
+        let run = RunContext::new(&platform, &runs, &store, &identity(), Cancellation::new(), None);
+        let Ok(mut registry) = ToolRegistry::with_builtins() else {
+            panic!("built-ins register");
+        };
+        let Some(mut route) = registry.route("read_typst_docs").cloned() else {
+            panic!("read_typst_docs is registered");
+        };
+        route.name = "search_arxiv".into();
+        route.identity = "custom:t1".into();
+        route.effect = Effect::Read;
+        route.approval = Approval::Once;
+        route.destination = "https://tools.example".into();
+        route.spec["function"]["name"] = json!("search_arxiv");
+        assert!(registry.add(route.clone()).is_ok());
+        let mut args = Map::new();
+        args.insert("query".into(), json!("x".repeat(3_000)));
+        let call = |id: &'static str| CallInfo {
+            id,
+            name: "search_arxiv",
+        };
+
+        let mut first = Box::pin(authorize(&run, &route, call("c1"), &args, None));
+        assert!(first.as_mut().now_or_never().is_none(), "waits for the user");
+        let banner = platform.browser.broadcasts().pop().unwrap_or_default();
+        assert_eq!(banner["type"], "AI_TOOL_APPROVAL_REQUIRED");
+        assert_eq!(banner["payload"]["identity"], "custom:t1");
+        assert_eq!(banner["payload"]["effect"], "read");
+        assert_eq!(banner["payload"]["arguments"].as_str().map(js::utf16_len), Some(2_000));
+        assert_eq!(banner["payload"]["argumentsTruncated"], true);
+        assert!(!runs.resolve_approval("run-2", "c1", ApprovalAction::ApproveOnce));
+        assert!(runs.resolve_approval("run-1", "c1", ApprovalAction::AllowRun));
+        assert_eq!(first.now_or_never(), Some(Ok(Ok(()))));
+
+        let again = authorize(&run, &route, call("c2"), &args, None).now_or_never();
+        assert_eq!(again, Some(Ok(Ok(()))), "allowed for the rest of the run");
+
+        run.allowed.borrow_mut().clear();
+        let mut denied = Box::pin(authorize(&run, &route, call("c3"), &args, None));
+        assert!(denied.as_mut().now_or_never().is_none());
+        assert!(runs.resolve_approval("run-1", "c3", ApprovalAction::Deny));
+        let result = denied.now_or_never().and_then(Result::ok).and_then(Result::err);
+        assert_eq!(result.map(|r| r["code"].clone()), Some(json!("TOOL_DENIED")));
+
+        platform.clock.hold_sleeps_from(None);
+        let silent = authorize(&run, &route, call("c4"), &args, None).now_or_never();
+        let code = silent
+            .and_then(Result::ok)
+            .and_then(Result::err)
+            .map(|r| r["code"].clone());
+        assert_eq!(code, Some(json!("TOOL_DENIED")), "five silent minutes deny");
+
+        platform.clock.hold_sleeps_from(Some(1_500));
+        let mut stopped = Box::pin(authorize(&run, &route, call("c5"), &args, None));
+        assert!(stopped.as_mut().now_or_never().is_none());
+        run.cancel.cancel();
+        assert_eq!(stopped.now_or_never(), Some(Err(Cancelled)));
+
+        let read = registry.route("read_document").cloned();
+        let reads_run_at_once = read.and_then(|route| authorize(&run, &route, call("c6"), &args, None).now_or_never());
+        assert!(reads_run_at_once.is_some(), "reads never wait for approval");
+    }
+
+    #[test]
+    fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() {
+        let platform = FakePlatform::<FakePages>::default();
+        platform.clock.hold_sleeps_from(Some(1_500));
+        let (runs, store) = (Runs::new(), SessionStore::new());
+        let run = RunContext::new(&platform, &runs, &store, &identity(), Cancellation::new(), None);
+        let Some(route) = ToolRegistry::with_builtins()
+            .ok()
+            .and_then(|r| r.route("replace_lines").cloned())
+        else {
+            panic!("replace_lines is registered");
+        };
+        let preview = DiffPreview::parse(&json!({
+            "kind": "unified-diff", "fileLabel": "main.typ", "additions": 1, "deletions": 1,
+            "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "rows": [
+                {"kind": "delete", "oldLine": 1, "newLine": null, "text": "= Old"},
+                {"kind": "insert", "oldLine": null, "newLine": 1, "text": "= New"}
+            ]}]
+        }));
+        let Some(preview) = preview else {
+            panic!("the preview is valid");
+        };
+        let review = || {
+            Some(Review {
+                preview: preview.clone(),
+                notice: Some(format!("  {}  ", "n".repeat(600))),
+            })
+        };
+        let args = Map::new();
+        for id in ["e1", "e2"] {
+            let call = CallInfo {
+                id,
+                name: "replace_lines",
+            };
+            let mut waiting = Box::pin(authorize(&run, &route, call, &args, review()));
+            assert!(waiting.as_mut().now_or_never().is_none(), "{id} is reviewed");
+            let banner = platform.browser.broadcasts().pop().unwrap_or_default();
+            assert_eq!(banner["payload"]["preview"]["fileLabel"], "main.typ");
+            assert_eq!(
+                banner["payload"]["previewNotice"].as_str().map(js::utf16_len),
+                Some(500)
+            );
+            assert_eq!(banner["payload"]["effect"], "editor-write");
+            assert!(runs.resolve_approval("run-1", id, ApprovalAction::AllowRun));
+            assert_eq!(waiting.now_or_never(), Some(Ok(Ok(()))));
+        }
+        assert!(run.allowed.borrow().is_empty());
     }
 }

@@ -10,26 +10,26 @@
 //! the URL the run started on (`STALE_RUN_TAB`).
 //!
 //! Editor writes are registered and validated like every tool, then leave
-//! this pipeline for their own ([`crate::edits::apply`]: file guard, one
+//! this pipeline for their own (`edits::apply`: file guard, one
 //! editor snapshot, diff review, checkpoint, guarded apply).
 
 use crate::cancel::Cancelled;
-use crate::edits::apply::run_editor_write;
+use crate::edits::run_editor_write;
 use crate::platform::Platform;
-use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
+use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::approval::authorize;
 use crate::tools::metadata::Effect;
 use crate::tools::page::{capabilities, check_tab};
 use crate::tools::read;
-use crate::tools::registry::{RouteKind, ToolRegistry};
+use crate::tools::registry::ToolRegistry;
 use serde_json::Value;
 
 /// The call as the provider sent it.
 #[derive(Debug, Clone, Copy)]
-pub struct Call<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
-    pub raw_args: &'a str,
+pub(crate) struct Call<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) raw_args: &'a str,
 }
 
 impl<'a> Call<'a> {
@@ -42,7 +42,7 @@ impl<'a> Call<'a> {
 }
 
 /// Runs one call; `Err` only when the run was cancelled.
-pub async fn dispatch<P: Platform>(
+pub(crate) async fn dispatch<P: Platform>(
     run: &RunContext<'_, P>,
     registry: &ToolRegistry,
     call: Call<'_>,
@@ -78,15 +78,7 @@ pub async fn dispatch<P: Platform>(
     if let Err(denied) = authorize(run, route, call.info(), &args, None).await? {
         return Ok(denied);
     }
-    let result = match &route.kind {
-        RouteKind::Builtin => read::execute(run, call.info(), &args).await?,
-        RouteKind::Custom { .. } | RouteKind::Mcp { .. } => {
-            return Ok(tool_failure(
-                "UNKNOWN_TOOL_KIND",
-                format!("No client for {} is available in this build.", route.identity),
-            ));
-        }
-    };
+    let result = read::execute(run, call.info(), &args).await?;
     // A tab that navigated while the tool waited may have answered for
     // another page: such a result is dropped, never shown to the model.
     if route.uses_tab

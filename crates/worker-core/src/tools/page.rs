@@ -12,7 +12,7 @@
 use crate::cancel::Cancelled;
 use crate::page_client;
 use crate::platform::{Platform, PlatformError, Tab, Tabs};
-use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
+use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::metadata::Preflight;
 use crate::tools::preflight::{Check, WaitKind, wait_until};
 use content_bridge::PageError;

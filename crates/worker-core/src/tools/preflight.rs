@@ -13,34 +13,33 @@
 
 use crate::cancel::Cancelled;
 use crate::platform::{Clock, Platform};
-use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
-use crate::runs::waiters::{Waited, wait_for_user};
+use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
 use protocol::Payload;
 use protocol::payloads::{CallRef, PreflightAction, PreflightWaiting};
 
 /// Pause between checks while a banner is shown.
-pub const PREFLIGHT_POLL_MS: u32 = 1_500;
+pub(crate) const PREFLIGHT_POLL_MS: u32 = 1_500;
 /// How long a banner may wait before the call fails.
-pub const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
+pub(crate) const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
 
 /// One look at the page.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Check<T> {
+pub(crate) enum Check<T> {
     Ready(T),
     Waiting { missing: Vec<String>, hint: String },
 }
 
 /// How a wait reports its timeout.
 #[derive(Debug, Clone, Copy)]
-pub struct WaitKind {
-    pub timeout_code: &'static str,
+pub(crate) struct WaitKind {
+    pub(crate) timeout_code: &'static str,
     /// Starts the timeout message; the hint follows.
-    pub timeout_message: &'static str,
+    pub(crate) timeout_message: &'static str,
 }
 
 /// Repeats `check` until it is ready, the user skips, the wait times out
 /// (both an `Ok(Err(tool result))`) or the run is cancelled (`Err`).
-pub async fn wait_until<P, T, F>(
+pub(crate) async fn wait_until<P, T, F>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     kind: WaitKind,

@@ -10,7 +10,7 @@
 
 use crate::cancel::Cancelled;
 use crate::platform::{Clock, Platform};
-use crate::runs::state::{CallInfo, RunContext, ToolOutput, tool_failure};
+use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::page::{
     current_file_text, file_identity_request, message_file_context, page_context, page_diagnostics, page_failure,
 };
@@ -29,10 +29,10 @@ use protocol::payloads::{ContextProjection, ContextRequest};
 use serde_json::{Map, Value, json};
 
 /// The smallest `max_chars` a document read uses, whatever the model asks.
-pub const MIN_READ_DOC_CHARS: u32 = 4_000;
+pub(crate) const MIN_READ_DOC_CHARS: u32 = 4_000;
 
 /// Runs a built-in read tool; arguments are already validated.
-pub async fn execute<P: Platform>(
+pub(crate) async fn execute<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     args: &Map<String, Value>,
@@ -66,7 +66,7 @@ fn to_request_number(value: f64) -> u64 {
 
 /// The page request of a `read_document` call: the range (start at least 1,
 /// end at least start) and the budget clamped to 4,000..64,000.
-pub fn document_request(args: &Map<String, Value>) -> ContextRequest {
+pub(crate) fn document_request(args: &Map<String, Value>) -> ContextRequest {
     let start = integer_arg(args, "start_line").unwrap_or(1.0).max(1.0);
     let end = integer_arg(args, "end_line").map(|end| end.max(start));
     let budget = args
@@ -85,7 +85,7 @@ pub fn document_request(args: &Map<String, Value>) -> ContextRequest {
 }
 
 /// The result of a numbered read.
-pub fn document_result(context: &PageContext) -> ToolOutput {
+pub(crate) fn document_result(context: &PageContext) -> ToolOutput {
     let (Some(state), Some(range)) = (context.state(), context.numbered()) else {
         let message = context.error().unwrap_or("The editor text is not available.");
         return tool_failure("EDITOR_UNAVAILABLE", message);
@@ -134,7 +134,7 @@ async fn pause<P: Platform>(run: &RunContext<'_, P>, ms: u32) -> Result<(), Canc
 
 /// The result of a diagnostics read: compiler errors and warnings counted
 /// apart from spelling suggestions and reader status rows.
-pub fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
+pub(crate) fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
     let counts = read.counts();
     let result = json!({
         "ok": read.error.is_none(),
@@ -179,7 +179,7 @@ async fn read_diagnostics<P: Platform>(run: &RunContext<'_, P>) -> Result<ToolOu
 // ----- read_file_structure -----
 
 /// The result of a visible file tree, with why it may be incomplete.
-pub fn file_structure_result(structure: &FileStructure) -> ToolOutput {
+pub(crate) fn file_structure_result(structure: &FileStructure) -> ToolOutput {
     let note = match structure.incompleteness() {
         Some(Incompleteness::UnclassifiedRows) => {
             "Some rows of the Files sidebar could not be classified as files or folders. Ask the user what \
