@@ -335,6 +335,171 @@ fn prune_plan(
     Ok((kept, removed))
 }
 
+/// What a new or refreshed entry records: the text's state, its title and
+/// the time of the save.
+struct Fresh {
+    state: DocumentState,
+    title: String,
+    now: f64,
+}
+
+/// What became of the chat's automatic copies when an automatic snapshot
+/// is saved.
+enum ChatCopy {
+    /// The chat's copy already held this text and was refreshed in place.
+    Refreshed(CreateOutcome),
+    /// The chat's copies (`chat`) give way to a new entry among `others`.
+    Replaced {
+        chat: Vec<SnapshotMeta>,
+        others: Vec<SnapshotMeta>,
+    },
+}
+
+/// A manual or rescue snapshot of text the journal already holds for that
+/// file: a manual copy (or a rescue copy over a rescue) is kept as it is,
+/// anything else is promoted to the new kind. `None`: no such copy.
+async fn reuse_exact_copy(
+    storage: &impl Storage,
+    entries: &mut [SnapshotMeta],
+    input: &SnapshotInput,
+    fresh: &Fresh,
+) -> Result<Option<CreateOutcome>, JournalError> {
+    let exact = entries.iter().position(|e| {
+        e.project_id == input.project_id && e.file_label == input.file_label && e.text.matches(&fresh.state)
+    });
+    let Some(existing) = exact.and_then(|position| entries.get(position).cloned()) else {
+        return Ok(None);
+    };
+    let keep_as_is = existing.kind == SnapshotKind::Manual
+        || (input.kind == SnapshotKind::Rescue && existing.kind == SnapshotKind::Rescue);
+    if keep_as_is {
+        return Ok(Some(CreateOutcome {
+            snapshot: existing.public(),
+            deduplicated: true,
+            promoted: false,
+        }));
+    }
+    let promoted = SnapshotMeta {
+        kind: input.kind,
+        title: fresh.title.clone(),
+        session_id: None,
+        run_id: None,
+        created_at: fresh.now,
+        ..existing
+    };
+    if let Some(slot) = exact.and_then(|position| entries.get_mut(position)) {
+        *slot = promoted.clone();
+    }
+    write_index(storage, entries).await?;
+    Ok(Some(CreateOutcome {
+        snapshot: promoted.public(),
+        deduplicated: true,
+        promoted: true,
+    }))
+}
+
+/// An automatic snapshot: when the chat's copy holds the same text it is
+/// refreshed in place (journal order kept) and the chat's other automatic
+/// copies are dropped; otherwise all of them give way to the new entry.
+async fn refresh_chat_copy(
+    storage: &impl Storage,
+    entries: Vec<SnapshotMeta>,
+    input: &SnapshotInput,
+    fresh: &Fresh,
+) -> Result<ChatCopy, JournalError> {
+    let session_id = input.session_id.clone().unwrap_or_default();
+    let of_chat = |e: &SnapshotMeta| e.is_automatic_of(&input.project_id, &session_id);
+    let same = entries
+        .iter()
+        .find(|e| of_chat(e) && e.file_label == input.file_label && e.text.matches(&fresh.state))
+        .map(|e| e.id.clone());
+    let Some(same) = same else {
+        let (chat, others) = entries.into_iter().partition(|e| of_chat(e));
+        return Ok(ChatCopy::Replaced { chat, others });
+    };
+    let mut index = Vec::new();
+    let mut discarded = Vec::new();
+    let mut refreshed = None;
+    for entry in entries {
+        if entry.id == same {
+            let next = SnapshotMeta {
+                run_id: input.run_id.clone(),
+                title: fresh.title.clone(),
+                created_at: fresh.now,
+                ..entry
+            };
+            refreshed = Some(next.clone());
+            index.push(next);
+        } else if of_chat(&entry) {
+            discarded.push(entry);
+        } else {
+            index.push(entry);
+        }
+    }
+    let Some(refreshed) = refreshed else {
+        return Err(invalid(
+            "The chat's automatic snapshot disappeared while refreshing it.",
+        ));
+    };
+    write_index(storage, &index).await?;
+    for entry in &discarded {
+        remove_best_effort(storage, &entry.body_key).await;
+    }
+    Ok(ChatCopy::Refreshed(CreateOutcome {
+        snapshot: refreshed.public(),
+        deduplicated: true,
+        promoted: false,
+    }))
+}
+
+/// Stores a new entry `id`: its body first, then the index without what
+/// pruning (and a replaced chat copy) gives up, whose bodies go last.
+async fn store_new(
+    storage: &impl Storage,
+    entries: Vec<SnapshotMeta>,
+    replaced: &[SnapshotMeta],
+    input: SnapshotInput,
+    fresh: Fresh,
+    id: String,
+) -> Result<CreateOutcome, JournalError> {
+    let key = body_key(&id);
+    let body = body_value(VERSION, &id, "text", &input.text);
+    #[allow(clippy::cast_precision_loss)]
+    let bytes = json_bytes(&body) as f64;
+    if bytes > MAX_BYTES {
+        return Err(too_large());
+    }
+    let (mut kept, pruned) = prune_plan(entries, bytes, input.kind, input.protected_snapshot_id.as_deref())?;
+    let automatic = input.kind == SnapshotKind::Automatic;
+    let meta = SnapshotMeta {
+        id,
+        kind: input.kind,
+        project_id: input.project_id,
+        file_label: input.file_label,
+        title: fresh.title,
+        text: fresh.state,
+        created_at: fresh.now,
+        approx_bytes: bytes,
+        body_key: key.clone(),
+        session_id: if automatic { input.session_id } else { None },
+        run_id: if automatic { input.run_id } else { None },
+    };
+    write_key(storage, &key, body).await?;
+    kept.push(meta.clone());
+    if let Err(error) = write_index(storage, &kept).await {
+        remove_best_effort(storage, &key).await;
+        return Err(error.into());
+    }
+    for entry in replaced.iter().chain(&pruned) {
+        remove_best_effort(storage, &entry.body_key).await;
+    }
+    Ok(CreateOutcome {
+        snapshot: meta.public(),
+        deduplicated: false,
+        promoted: false,
+    })
+}
+
 /// The snapshot journal over one storage, clock and the worker's queue.
 pub(crate) struct Snapshots<'a, S, C> {
     store: JournalStore<'a, S, C>,
@@ -362,133 +527,25 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
         let mut entries = load_index(storage).await?;
         let referenced: Vec<&str> = entries.iter().map(|e| e.body_key.as_str()).collect();
         remove_orphans(storage, storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX, &referenced).await?;
-        let state = DocumentState::of(&input.text);
-        let now = self.now();
-        let title = title_for(input.kind, input.title.as_deref());
-
-        if input.kind != SnapshotKind::Automatic {
-            let exact = entries.iter().position(|e| {
-                e.project_id == input.project_id && e.file_label == input.file_label && e.text.matches(&state)
-            });
-            if let Some(position) = exact
-                && let Some(existing) = entries.get(position).cloned()
-            {
-                let keep_as_is = existing.kind == SnapshotKind::Manual
-                    || (input.kind == SnapshotKind::Rescue && existing.kind == SnapshotKind::Rescue);
-                if keep_as_is {
-                    return Ok(CreateOutcome {
-                        snapshot: existing.public(),
-                        deduplicated: true,
-                        promoted: false,
-                    });
-                }
-                let promoted = SnapshotMeta {
-                    kind: input.kind,
-                    title,
-                    session_id: None,
-                    run_id: None,
-                    created_at: now,
-                    ..existing
-                };
-                if let Some(slot) = entries.get_mut(position) {
-                    *slot = promoted.clone();
-                }
-                write_index(storage, &entries).await?;
-                return Ok(CreateOutcome {
-                    snapshot: promoted.public(),
-                    deduplicated: true,
-                    promoted: true,
-                });
-            }
-        }
-
+        let fresh = Fresh {
+            state: DocumentState::of(&input.text),
+            title: title_for(input.kind, input.title.as_deref()),
+            now: self.now(),
+        };
         let mut replaced = Vec::new();
         if input.kind == SnapshotKind::Automatic {
-            let session_id = input.session_id.clone().unwrap_or_default();
-            let of_chat = |e: &SnapshotMeta| e.is_automatic_of(&input.project_id, &session_id);
-            let same = entries
-                .iter()
-                .find(|e| of_chat(e) && e.file_label == input.file_label && e.text.matches(&state))
-                .map(|e| e.id.clone());
-            if let Some(same) = same {
-                // Same text as this chat's copy: refresh it in place (journal
-                // order kept) and drop the chat's other automatic copies.
-                let mut index = Vec::new();
-                let mut discarded = Vec::new();
-                let mut refreshed = None;
-                for entry in entries {
-                    if entry.id == same {
-                        let next = SnapshotMeta {
-                            run_id: input.run_id.clone(),
-                            title: title.clone(),
-                            created_at: now,
-                            ..entry
-                        };
-                        refreshed = Some(next.clone());
-                        index.push(next);
-                    } else if of_chat(&entry) {
-                        discarded.push(entry);
-                    } else {
-                        index.push(entry);
-                    }
+            match refresh_chat_copy(storage, entries, &input, &fresh).await? {
+                ChatCopy::Refreshed(outcome) => return Ok(outcome),
+                ChatCopy::Replaced { chat, others } => {
+                    replaced = chat;
+                    entries = others;
                 }
-                let Some(refreshed) = refreshed else {
-                    return Err(invalid(
-                        "The chat's automatic snapshot disappeared while refreshing it.",
-                    ));
-                };
-                write_index(storage, &index).await?;
-                for entry in &discarded {
-                    remove_best_effort(storage, &entry.body_key).await;
-                }
-                return Ok(CreateOutcome {
-                    snapshot: refreshed.public(),
-                    deduplicated: true,
-                    promoted: false,
-                });
             }
-            let (chat, others): (Vec<SnapshotMeta>, Vec<SnapshotMeta>) = entries.into_iter().partition(|e| of_chat(e));
-            replaced = chat;
-            entries = others;
+        } else if let Some(outcome) = reuse_exact_copy(storage, &mut entries, &input, &fresh).await? {
+            return Ok(outcome);
         }
-
         let id = format!("snapshot-{}", self.store.clock.uuid());
-        let key = body_key(&id);
-        let body = body_value(VERSION, &id, "text", &input.text);
-        #[allow(clippy::cast_precision_loss)]
-        let bytes = json_bytes(&body) as f64;
-        if bytes > MAX_BYTES {
-            return Err(too_large());
-        }
-        let (mut kept, pruned) = prune_plan(entries, bytes, input.kind, input.protected_snapshot_id.as_deref())?;
-        let automatic = input.kind == SnapshotKind::Automatic;
-        let meta = SnapshotMeta {
-            id,
-            kind: input.kind,
-            project_id: input.project_id,
-            file_label: input.file_label,
-            title,
-            text: state,
-            created_at: now,
-            approx_bytes: bytes,
-            body_key: key.clone(),
-            session_id: if automatic { input.session_id } else { None },
-            run_id: if automatic { input.run_id } else { None },
-        };
-        write_key(storage, &key, body).await?;
-        kept.push(meta.clone());
-        if let Err(error) = write_index(storage, &kept).await {
-            remove_best_effort(storage, &key).await;
-            return Err(error.into());
-        }
-        for entry in replaced.iter().chain(&pruned) {
-            remove_best_effort(storage, &entry.body_key).await;
-        }
-        Ok(CreateOutcome {
-            snapshot: meta.public(),
-            deduplicated: false,
-            promoted: false,
-        })
+        store_new(storage, entries, &replaced, input, fresh, id).await
     }
 
     /// After a completed run: the chat's automatic copy of the focused file.

@@ -275,7 +275,26 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
                {"id": "call-tree", "name": "read_file_structure", "args": {}}])
     );
 
-    let results = h.tool_results("run-1");
+    check_read_results(&h.tool_results("run-1"));
+
+    // The second request carries the assistant turn and the three answers in provider order.
+    check_answers_in_provider_order(&h.model_requests("run-1"));
+
+    // Page requests went to the captured tab, tied to the run.
+    let sent = h.platform().pages.sent.borrow().clone();
+    assert!(
+        sent.iter()
+            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
+    );
+
+    // The answer is saved to the chat the run started from.
+    check_saved_answer(&h.stored_messages(&session));
+    assert_eq!(h.terminal_count("run-1"), 1);
+    assert!(h.worker.runs.summaries().is_empty());
+}
+
+/// The three read results of the full run, in provider order.
+fn check_read_results(results: &[Value]) {
     let doc = &results[0]["result"];
     assert_eq!(doc["ok"], true);
     assert_eq!(doc["start_line"], 1);
@@ -299,9 +318,11 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
     assert_eq!(tree["complete"], false);
     assert_eq!(tree["collapsed_folders"], json!(["drafts"]));
     assert_eq!(tree["entries"].as_array().map(Vec::len), Some(4));
+}
 
-    // The second request carries the assistant turn and the three answers in provider order.
-    let requests = h.model_requests("run-1");
+/// The second model request ends with the assistant turn and the three
+/// answers in the order the model asked.
+fn check_answers_in_provider_order(requests: &[Value]) {
     assert_eq!(requests.len(), 2);
     assert!(
         !requests[0].to_string().contains("methods-zeta"),
@@ -333,16 +354,10 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
             .as_str()
             .is_some_and(|c| c.contains("chapters/methods-zeta.typ"))
     );
+}
 
-    // Page requests went to the captured tab, tied to the run.
-    let sent = h.platform().pages.sent.borrow().clone();
-    assert!(
-        sent.iter()
-            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
-    );
-
-    // The answer is saved to the chat the run started from.
-    let stored = h.stored_messages(&session);
+/// What the full run saved to its chat: the whole answer, complete.
+fn check_saved_answer(stored: &[Value]) {
     assert_eq!(stored.len(), 2);
     let entry = &stored[1];
     assert_eq!(entry["role"], "assistant");
@@ -354,8 +369,6 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
         .map(|s| s.iter().filter_map(|x| x["type"].as_str()).collect())
         .unwrap_or_default();
     assert_eq!(kinds, ["reasoning", "text", "tools", "text"]);
-    assert_eq!(h.terminal_count("run-1"), 1);
-    assert!(h.worker.runs.summaries().is_empty());
 }
 
 #[test]
