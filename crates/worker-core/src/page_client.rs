@@ -13,6 +13,7 @@
 use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Pages, Platform, Tabs};
+use crate::race::first_of;
 use crate::tabs::is_typst_app_url;
 use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
@@ -26,9 +27,6 @@ use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, Payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
 
 /// How long a Stop waits for the page to take its `PAGE_CANCEL_REQUEST`
 /// before giving up on it (the isolated script answers at once; a tab that
@@ -45,20 +43,6 @@ fn fresh_id(clock: &impl Clock) -> String {
 
 fn tab_key(tab_id: u64) -> Result<i64, PageError> {
     i64::try_from(tab_id).map_err(|_| PageError::new("INVALID_TAB_ID", "tabId must be a non-negative integer."))
-}
-
-/// Resolves when either future does (the other is dropped).
-async fn either(first: impl Future, second: impl Future) {
-    let mut first = pin!(first);
-    let mut second = pin!(second);
-    poll_fn(|cx| {
-        if first.as_mut().poll(cx).is_ready() || second.as_mut().poll(cx).is_ready() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
 }
 
 /// Sends one page request to `tab_id` and returns the page's `data`.
@@ -105,7 +89,8 @@ async fn notify_cancel<P: Platform>(platform: &P, tab: i64, target: &str, run_id
     ) else {
         return;
     };
-    either(
+    // Whichever ends first ends the wait; the loser is dropped.
+    first_of(
         platform.pages().send(tab, envelope),
         platform.clock().sleep(CANCEL_NOTICE_GRACE_MS),
     )

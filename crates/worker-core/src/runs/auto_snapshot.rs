@@ -13,12 +13,12 @@ use crate::cancel::Cancellation;
 use crate::journals::{DocumentState, JournalStore, Snapshots};
 use crate::page_client;
 use crate::platform::{Clock, Platform, Tabs};
+use crate::race::first_of;
 use crate::runs::state::RunContext;
 use crate::tools::{edit_snapshot_request, shows_run_page};
 use content_bridge::context::PageContext;
 use protocol::js;
 use protocol::payloads::StreamDone;
-use std::future::Future;
 
 /// The longest `snapshotWarning` of `AI_STREAM_DONE`.
 pub(crate) const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
@@ -104,17 +104,12 @@ pub(crate) const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
 /// bounded by [`END_MAINTENANCE_GRACE_MS`].
 pub(crate) async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'_, P>) {
     let fresh = Cancellation::new();
-    let mut check = std::pin::pin!(invalidate_diverged_snapshot(run, &fresh));
-    let mut grace = std::pin::pin!(run.platform.clock().sleep(END_MAINTENANCE_GRACE_MS));
     // Whichever ends first ends the wait; the check goes first so a page
     // that answers at once is never cut short.
-    std::future::poll_fn(|cx| {
-        if check.as_mut().poll(cx).is_ready() || grace.as_mut().poll(cx).is_ready() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
+    first_of(
+        invalidate_diverged_snapshot(run, &fresh),
+        run.platform.clock().sleep(END_MAINTENANCE_GRACE_MS),
+    )
     .await;
 }
 
