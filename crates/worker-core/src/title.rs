@@ -532,31 +532,31 @@ mod tests {
             ))
         });
         let worker = crate::worker::Worker::new(platform);
-        let ask = |payload: Value| {
-            let message = json!({"type": "GENERATE_SESSION_TITLE", "requestId": "r", "payload": payload});
-            block_on(worker.handle_message(&message)).map(|reply| reply["payload"].clone())
-        };
-        let code = |payload: Value| ask(payload).map(|answer| answer["error"]["code"].clone());
-        let ok = ask(json!({
-            "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
-            "messages": [user("hello")],
-        }));
-        assert_eq!(ok, Some(json!({"ok": true, "data": {"ok": true, "title": "Named"}})));
+        let code = |payload: Value| crate::fakes::code(&worker, "GENERATE_SESSION_TITLE", payload);
+        let ok = crate::fakes::data(
+            &worker,
+            "GENERATE_SESSION_TITLE",
+            json!({
+                "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
+                "messages": [user("hello")],
+            }),
+        );
+        assert_eq!(ok, json!({"ok": true, "title": "Named"}));
         assert_eq!(
             worker.platform.network.requests()[0].url,
             "https://model.example/chat/completions"
         );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": []})),
-            Some(json!("MODEL_INCOMPLETE"))
+            json!("MODEL_INCOMPLETE")
         );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": [], "x": 1})),
-            Some(json!("UNKNOWN_PAYLOAD_FIELD"))
+            json!("UNKNOWN_PAYLOAD_FIELD")
         );
         assert_eq!(
             code(json!({"modelConfig": [], "messages": []})),
-            Some(json!("INVALID_TITLE_REQUEST"))
+            json!("INVALID_TITLE_REQUEST")
         );
         assert_eq!(
             code(json!({
@@ -564,14 +564,14 @@ mod tests {
                     "insecureTransportAcknowledged": true},
                 "messages": [user("x")],
             })),
-            Some(json!("INSECURE_CONFIRMATION_REQUIRED"))
+            json!("INSECURE_CONFIRMATION_REQUIRED")
         );
         assert_eq!(
             code(json!({
                 "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [],
             })),
-            Some(json!("TITLE_CONTEXT_EMPTY"))
+            json!("TITLE_CONTEXT_EMPTY")
         );
     }
 }

@@ -112,31 +112,11 @@ impl<P: Platform> Worker<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fakes::{FakePlatform, block_on};
+    use crate::fakes::{FakePlatform, block_on, code, data};
     use serde_json::json;
 
     fn worker() -> Worker<FakePlatform> {
         Worker::new(FakePlatform::default())
-    }
-
-    /// The answer payload (`{ok, data}` or `{ok, error}`) of one request.
-    fn ask(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let message = json!({"type": kind, "requestId": "req-1", "payload": payload});
-        let reply = block_on(worker.handle_message(&message)).unwrap_or_default();
-        assert_eq!(reply["requestId"], json!("req-1"));
-        reply["payload"].clone()
-    }
-
-    fn data(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(true), "{kind}: {answer}");
-        answer["data"].clone()
-    }
-
-    fn code(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(false), "{kind}: {answer}");
-        answer["error"]["code"].clone()
     }
 
     #[test]
@@ -210,7 +190,7 @@ mod tests {
 
     #[test]
     fn settings_requests_round_trip_and_report_storage_failures() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker = worker();
         assert_eq!(
             data(&worker, "LOAD_SETTINGS", json!({}))["maxHistoryMessages"],
             json!(40)

@@ -8,8 +8,8 @@
 //! the model a request names, and the page is the test's own: the run
 //! suites bring a page that behaves like typst.app for what they exercise.
 
-use super::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeReply, Scripts, next_reply};
-use crate::platform::Pages;
+use super::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeReply, Scripts, block_on, next_reply};
+use crate::platform::{Pages, Platform};
 use crate::worker::Worker;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
@@ -21,6 +21,31 @@ use std::rc::Rc;
 pub(crate) const TAB: i64 = 17;
 /// What that tab shows when the harness starts.
 const TAB_URL: &str = "https://typst.app/project/p1";
+
+/// The answer payload (`{ok:true, data}` or `{ok:false, error}`) of one
+/// panel request, sent to `worker` and awaited; the answer must be a
+/// response to that very request.
+pub(crate) fn ask<P: Platform>(worker: &Worker<P>, kind: &str, payload: Value) -> Value {
+    let message = json!({"type": kind, "requestId": "req-1", "payload": payload});
+    let reply = block_on(worker.handle_message(&message)).unwrap_or_default();
+    assert_eq!(reply["type"], json!("PROTOCOL_RESPONSE"), "{kind}: {reply}");
+    assert_eq!(reply["requestId"], json!("req-1"), "{kind}: {reply}");
+    reply["payload"].clone()
+}
+
+/// The `data` of a request that must succeed.
+pub(crate) fn data<P: Platform>(worker: &Worker<P>, kind: &str, payload: Value) -> Value {
+    let answer = ask(worker, kind, payload);
+    assert_eq!(answer["ok"], json!(true), "{kind}: {answer}");
+    answer["data"].clone()
+}
+
+/// The error code of a request that must fail.
+pub(crate) fn code<P: Platform>(worker: &Worker<P>, kind: &str, payload: Value) -> Value {
+    let answer = ask(worker, kind, payload);
+    assert_eq!(answer["ok"], json!(false), "{kind}: {answer}");
+    answer["error"]["code"].clone()
+}
 
 /// The answer of a message sent with [`Harness::send`], once it arrives.
 pub(crate) struct Pending(Rc<RefCell<Option<Value>>>);

@@ -14,7 +14,7 @@ mod storage;
 pub(crate) use browser::FakeBrowser;
 pub(crate) use clock::FakeClock;
 pub(crate) use futures::executor::block_on;
-pub(crate) use harness::{Harness, Pending, TAB};
+pub(crate) use harness::{Harness, Pending, TAB, ask, code, data};
 pub(crate) use hooked_storage::HookedStorage;
 pub(crate) use model::{Scripts, calls, next_reply, sse, text};
 pub(crate) use network::{FakeBody, FakeChunk, FakeNetwork, FakeReply};

@@ -3,7 +3,7 @@
 //! its file, editor and exact-text guards).
 
 use super::*;
-use crate::fakes::{FakeBrowser, FakePages, FakePlatform, block_on};
+use crate::fakes::{FakeBrowser, FakePages, FakePlatform, ask, block_on};
 use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
 use crate::runs::RunIdentity;
 use crate::worker::Worker;
@@ -113,9 +113,7 @@ fn worker_with(page: &SharedPage) -> Worker<FakePlatform> {
 }
 
 fn send(worker: &Worker<FakePlatform>, message_type: &str, payload: Value) -> Value {
-    let message = json!({"type": message_type, "requestId": "r-1", "payload": payload});
-    let answer = block_on(worker.handle_message(&message)).expect("answered");
-    answer["payload"].clone()
+    ask(worker, message_type, payload)
 }
 
 fn revert(worker: &Worker<FakePlatform>, id: &str) -> Value {

@@ -56,34 +56,14 @@ pub(crate) async fn route<S: Storage, C: Clock>(
 
 #[cfg(test)]
 mod tests {
-    use crate::fakes::{FakePlatform, block_on};
+    use crate::fakes::{FakePlatform, block_on, code, data};
     use crate::sessions::repository::TranscriptOutcome;
     use crate::worker::Worker;
     use serde_json::{Value, json};
 
-    fn ask(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let message = json!({"type": kind, "requestId": "req-1", "payload": payload});
-        let reply = block_on(worker.handle_message(&message)).unwrap_or_default();
-        assert_eq!(reply["type"], json!("PROTOCOL_RESPONSE"));
-        assert_eq!(reply["requestId"], json!("req-1"));
-        reply["payload"].clone()
-    }
-
-    fn data(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(true), "{kind}: {answer}");
-        answer["data"].clone()
-    }
-
-    fn code(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(false), "{kind}: {answer}");
-        answer["error"]["code"].clone()
-    }
-
     #[test]
     fn chat_requests_round_trip_through_the_router() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p", "name": "Chat"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         assert_eq!(created["messages"], json!([]));
@@ -135,7 +115,7 @@ mod tests {
 
     #[test]
     fn payloads_are_checked_exactly_before_anything_runs() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         assert_eq!(code(&worker, "SESSION_LIST", json!({})), json!("MISSING_PAYLOAD_FIELD"));
         assert_eq!(
             code(&worker, "SESSION_LIST", json!({"projectId": "p", "x": 1})),
@@ -184,7 +164,7 @@ mod tests {
 
     #[test]
     fn the_run_engine_saves_transcripts_through_the_worker() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         let start = [json!({"role": "user", "content": "q"})];
