@@ -23,7 +23,7 @@ use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
 use protocol::error::response_codes::REQUEST_FAILED;
-use protocol::payloads::{ContextRequest, PageApplyEdit, PageShowEditPreview};
+use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, Payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -102,6 +102,28 @@ fn payload_of(value: &impl Serialize) -> Map<String, Value> {
     match serde_json::to_value(value) {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
+    }
+}
+
+/// The smallest context read that names the focused file and proves its
+/// text is readable: one character of line 1, numbered. (The `identity`
+/// projection names the file too, but says nothing about the editor.)
+pub(crate) fn file_identity_request() -> ContextRequest {
+    ContextRequest {
+        tab_id: None,
+        projection: Some(ContextProjection::Numbered),
+        start_line: Some(1),
+        end_line: Some(1),
+        max_chars: Some(1),
+    }
+}
+
+/// The `edit` snapshot: the whole text with the editor token, as an editor
+/// write is resolved against and a document snapshot copies.
+pub(crate) fn edit_snapshot_request() -> ContextRequest {
+    ContextRequest {
+        projection: Some(ContextProjection::Edit),
+        ..ContextRequest::default()
     }
 }
 

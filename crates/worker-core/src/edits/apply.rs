@@ -20,13 +20,10 @@
 use crate::cancel::Cancelled;
 use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
 use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
-use crate::page_client;
+use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
 use crate::runs::{self, CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
-use crate::tools::{
-    Review, Route, authorize, capabilities, check_tab, edit_snapshot_request, file_identity_request,
-    message_file_context,
-};
+use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
 use content_bridge::edits::{EditError as PageEditError, PreviewOutcome, StaleReason};
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;

@@ -10,6 +10,7 @@ mod network;
 mod pages;
 mod platform;
 mod storage;
+mod typst_page;
 
 pub(crate) use browser::FakeBrowser;
 pub(crate) use clock::FakeClock;
@@ -21,6 +22,7 @@ pub(crate) use network::{FakeBody, FakeChunk, FakeNetwork, FakeReply};
 pub(crate) use pages::FakePages;
 pub(crate) use platform::FakePlatform;
 pub(crate) use storage::MemoryStorage;
+pub(crate) use typst_page::{FakeTypstPages, TypstPage, diagnostic, file_value};
 
 /// Returns `Pending` once, so concurrent test futures interleave at every
 /// storage call.

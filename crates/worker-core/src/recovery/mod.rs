@@ -19,13 +19,13 @@ mod tests;
 use crate::cancel::Cancellation;
 use crate::edits::whole_document_change;
 use crate::envelope::RequestError;
-use crate::page_client::{apply_edit, read_context};
+use crate::page_client::{apply_edit, edit_snapshot_request, read_context};
 use crate::platform::{Platform, Tabs};
 use crate::runs::Runs;
 use crate::tabs::is_typst_app_url;
 use content_bridge::PageError;
 use protocol::js;
-use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit};
+use protocol::payloads::PageApplyEdit;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -194,10 +194,7 @@ pub(crate) async fn read_live_editor<P: Platform>(
     tab_id: u64,
     unavailable_code: &'static str,
 ) -> Result<LiveEditor, RequestError> {
-    let request = ContextRequest {
-        projection: Some(ContextProjection::Edit),
-        ..ContextRequest::default()
-    };
+    let request = edit_snapshot_request();
     // A recovery is not part of a run and has no Stop; the page's own
     // timeout bounds the wait.
     let context = read_context(platform, tab_id, &request, None, &Cancellation::new())

@@ -11,11 +11,11 @@
 
 use crate::cancel::Cancellation;
 use crate::journals::{DocumentState, JournalStore, Snapshots};
-use crate::page_client;
+use crate::page_client::{self, edit_snapshot_request};
 use crate::platform::{Clock, Platform, Tabs};
 use crate::race::first_of;
 use crate::runs::state::RunContext;
-use crate::tools::{edit_snapshot_request, shows_run_page};
+use crate::tools::shows_run_page;
 use content_bridge::context::PageContext;
 use protocol::js;
 use protocol::payloads::StreamDone;

@@ -23,6 +23,7 @@
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
+use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
 use crate::runs::Runs;
@@ -33,7 +34,7 @@ use crate::runs::transcript::ResponseStatus;
 use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
 use crate::storage::StorageError;
-use crate::tools::{Call, RegistryError, ToolRegistry, dispatch, execution_order, file_identity_request, page_context};
+use crate::tools::{Call, RegistryError, ToolRegistry, dispatch, execution_order, page_context};
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;

@@ -1,194 +1,23 @@
 //! Whole runs through the worker's message router (the shared
 //! [`Harness`]: scripted model replies, one typst.app tab, in-memory
-//! storage, virtual time), against a typst.app page simulated from a
-//! document: its answers are computed the way the page script computes them,
-//! so `content-bridge` accepts them. Sleeps of 1.5 s and more can be held so
-//! a banner really waits.
+//! storage, virtual time), against the fake typst.app page
+//! ([`FakeTypstPages`]), whose answers are computed the way the page script
+//! computes them. Sleeps of 1.5 s and more can be held so a banner really
+//! waits.
 
-use crate::fakes::{FakeChunk, FakeClock, Harness, TAB, calls, next_reply, sse, text};
-use crate::platform::{Pages, PlatformError};
-use content_bridge::context::line_prefix;
+use crate::fakes::{
+    FakeChunk, FakeClock, FakeTypstPages, Harness, TAB, calls, diagnostic, file_value, next_reply, sse, text,
+};
 use protocol::js;
-use serde_json::{Map, Value, json};
-use std::cell::RefCell;
-use std::collections::{HashSet, VecDeque};
+use serde_json::{Value, json};
+use std::collections::VecDeque;
 
-// ----- the scripted browser -----
-
-/// The typst.app tab: one document, the file the breadcrumb shows, the
-/// Files sidebar and a queue of diagnostics reads.
-struct TypstPage {
-    doc: String,
-    file: Option<String>,
-    /// Files the breadcrumb shows for the next context reads, before `file`.
-    files: VecDeque<String>,
-    editor: bool,
-    files_open: bool,
-    tree: Value,
-    /// Each diagnostics read takes the next list; the last one repeats.
-    diagnostics: VecDeque<Vec<Value>>,
-    /// Request types that never get an answer.
-    stall: HashSet<&'static str>,
-    /// The file shown for the context read being answered.
-    shown: Option<String>,
-}
-
-impl Default for TypstPage {
-    fn default() -> Self {
-        TypstPage {
-            doc: "= Thesis\n#set page(paper: \"a4\")\nWe cite @knuth here.\n\n== Method".into(),
-            file: Some("main.typ".into()),
-            files: VecDeque::new(),
-            editor: true,
-            files_open: true,
-            tree: json!({"source": "files_panel_dom", "truncated": false, "entries": [
-                {"path": "chapters", "kind": "folder", "state": "expanded"},
-                {"path": "chapters/methods-zeta.typ", "kind": "file"},
-                {"path": "drafts", "kind": "folder", "state": "collapsed"},
-                {"path": "main.typ", "kind": "file"}
-            ]}),
-            diagnostics: VecDeque::from([vec![diagnostic("error", "unknown variable: knuth", 3)]]),
-            stall: HashSet::new(),
-            shown: None,
-        }
-    }
-}
-
-fn diagnostic(severity: &str, message: &str, line: u64) -> Value {
-    json!({"severity": severity, "message": message, "line": line, "column": 1,
-           "kind": "typst", "original": null, "suggestion": null})
-}
-
-fn file_value(path: &str) -> Value {
-    json!({"projectLabel": "Thesis", "relativePath": path,
-           "basename": path.rsplit('/').next().unwrap_or(path),
-           "source": "header_breadcrumb", "confidence": "high"})
-}
-
-impl TypstPage {
-    fn workspace(&self, with_tree: bool) -> Value {
-        let mut workspace = json!({ "files_panel_open": self.files_open });
-        if let Some(file) = &self.shown {
-            workspace["active_editor_file"] = file_value(file);
-        }
-        if with_tree && self.files_open {
-            workspace["project_file_tree"] = self.tree.clone();
-        }
-        workspace
-    }
-
-    fn state(&self) -> Map<String, Value> {
-        let lines = self.doc.split('\n').count();
-        let state = json!({
-            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
-            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
-            "docLength": js::utf16_len(&self.doc), "lineCount": lines, "editorToken": "editor-1",
-            "workspace": self.workspace(false),
-        });
-        state.as_object().cloned().unwrap_or_default()
-    }
-
-    /// `PAGE_GET_CONTEXT` computed as the page script computes it.
-    fn context(&self, payload: &Value) -> Value {
-        let projection = payload["projection"].as_str().unwrap_or("full");
-        if projection == "identity" {
-            return json!({ "workspace": self.workspace(true) });
-        }
-        if !self.editor {
-            return json!({ "error": "EditorView not found", "workspace": self.workspace(false) });
-        }
-        let mut answer = self.state();
-        if projection != "numbered" {
-            answer.insert("fullText".into(), json!(self.doc));
-            answer.insert("truncated".into(), json!(false));
-            return Value::Object(answer);
-        }
-        let lines: Vec<&str> = self.doc.split('\n').collect();
-        let count = lines.len() as u64;
-        let start = payload["startLine"].as_u64().unwrap_or(1).clamp(1, count);
-        let end = payload["endLine"].as_u64().unwrap_or(count).clamp(start, count);
-        let budget = payload["maxChars"].as_u64().unwrap_or(28_000).clamp(1, 64_000) as usize;
-        let mut text = String::new();
-        let mut last = start;
-        let mut truncated = false;
-        for number in start..=end {
-            let line = format!("{}{}", line_prefix(number, count), lines[(number - 1) as usize]);
-            let separator = usize::from(number > start);
-            if js::utf16_len(&text) + separator + js::utf16_len(&line) > budget {
-                if number == start {
-                    text = js::truncate_utf16(&line, budget).to_owned();
-                }
-                truncated = true;
-                break;
-            }
-            if separator == 1 {
-                text.push('\n');
-            }
-            text.push_str(&line);
-            last = number;
-        }
-        answer.insert("numberedDocument".into(), json!(text));
-        answer.insert("startLine".into(), json!(start));
-        answer.insert("endLine".into(), json!(last));
-        answer.insert("truncated".into(), json!(truncated));
-        if truncated && last < end {
-            answer.insert("nextStartLine".into(), json!(last + 1));
-        }
-        Value::Object(answer)
-    }
-
-    fn answer(&mut self, message: &Value) -> Option<Value> {
-        let kind = message["type"].as_str().unwrap_or_default();
-        if self.stall.contains(kind) {
-            return None;
-        }
-        Some(match kind {
-            "PAGE_GET_PROBE" => json!({"editor": self.editor, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
-            "PAGE_GET_CONTEXT" => {
-                self.shown = self.files.pop_front().or_else(|| self.file.clone());
-                self.context(&message["payload"])
-            }
-            "PAGE_GET_DIAGNOSTICS" => {
-                let items = if self.diagnostics.len() > 1 {
-                    self.diagnostics.pop_front().unwrap_or_default()
-                } else {
-                    self.diagnostics.front().cloned().unwrap_or_default()
-                };
-                json!({"diagnostics": items, "totalCount": items.len(), "truncated": false})
-            }
-            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
-            _ => json!({}),
-        })
-    }
-}
-
-#[derive(Default)]
-struct TestPages {
-    page: RefCell<TypstPage>,
-    sent: RefCell<Vec<(i64, Value)>>,
-}
-
-impl Pages for TestPages {
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
-        self.sent.borrow_mut().push((tab_id, message.clone()));
-        let answer = self.page.borrow_mut().answer(&message);
-        match answer {
-            Some(data) => Ok(Some(json!({
-                "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-                "payload": {"ok": true, "data": data}
-            }))),
-            None => std::future::pending().await,
-        }
-    }
-}
-
-fn harness() -> Harness<TestPages> {
-    Harness::new(TestPages::default(), FakeClock::default())
+fn harness() -> Harness<FakeTypstPages> {
+    Harness::new(FakeTypstPages::default(), FakeClock::default())
 }
 
 /// What only this suite looks at.
-impl Harness<TestPages> {
+impl Harness<FakeTypstPages> {
     fn event_types(&self, run_id: &str) -> Vec<String> {
         self.events(run_id)
             .iter()

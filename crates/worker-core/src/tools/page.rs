@@ -21,29 +21,7 @@ use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::probe::PageProbe;
 use protocol::constants::TYPST_APP_PREFIX;
 use protocol::limits::MAX_EDITOR_TRANSACTION_CHARS;
-use protocol::payloads::{ContextProjection, ContextRequest};
-
-/// The smallest context read that names the focused file and proves its
-/// text is readable: one character of line 1, numbered. (The `identity`
-/// projection names the file too, but says nothing about the editor.)
-pub(crate) fn file_identity_request() -> ContextRequest {
-    ContextRequest {
-        tab_id: None,
-        projection: Some(ContextProjection::Numbered),
-        start_line: Some(1),
-        end_line: Some(1),
-        max_chars: Some(1),
-    }
-}
-
-/// The `edit` snapshot: the whole text with the editor token, as an editor
-/// write is resolved against and a document snapshot copies.
-pub(crate) fn edit_snapshot_request() -> ContextRequest {
-    ContextRequest {
-        projection: Some(ContextProjection::Edit),
-        ..ContextRequest::default()
-    }
-}
+use protocol::payloads::ContextRequest;
 
 /// Whether `tab` still shows the typst.app URL the run started on.
 pub(crate) fn shows_run_page<P: Platform>(run: &RunContext<'_, P>, tab: &Result<Tab, PlatformError>) -> bool {

@@ -9,11 +9,10 @@
 //! the originating tab still shows the URL the run started on.
 
 use crate::cancel::Cancelled;
+use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Platform};
 use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
-use crate::tools::page::{
-    current_file_text, file_identity_request, message_file_context, page_context, page_diagnostics, page_failure,
-};
+use crate::tools::page::{current_file_text, message_file_context, page_context, page_diagnostics, page_failure};
 use crate::tools::preflight::{Check, WaitKind, wait_until};
 use crate::typst_reference;
 use content_bridge::context::PageContext;

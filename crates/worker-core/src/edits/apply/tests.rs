@@ -1,256 +1,42 @@
-//! Editor writes in whole runs, through the worker's message router, against
-//! a page that behaves like the real one: it holds a document, answers the
-//! `edit` and `numbered` context reads, draws (and tracks) one overlay,
-//! applies changes only when the text, the editor token and the focused
-//! file are exactly the ones the proposal was computed for, and clears the
-//! overlay of the call that asks. The runs go through the shared
-//! [`Harness`]; approval banners really wait: the clock holds every sleep of
+//! Editor writes in whole runs, through the worker's message router (the
+//! shared [`Harness`]), against the fake typst.app page ([`FakeTypstPages`]):
+//! it holds a document, draws (and tracks) one overlay, applies changes only
+//! when the text, the editor token and the focused file are exactly the
+//! ones the proposal was computed for, and clears the overlay of the call
+//! that asks. Approval banners really wait: the clock holds every sleep of
 //! 100 s and more.
 
-use crate::fakes::{FakeClock, Harness, MemoryStorage, Pending, TAB, calls, next_reply, text};
-use crate::platform::{NetworkError, Pages, PlatformError};
-use content_bridge::context::line_prefix;
+use crate::fakes::{FakeClock, FakeTypstPages, Harness, Pending, TAB, TypstPage, calls, next_reply, text};
+use crate::platform::NetworkError;
 use protocol::constants::storage_keys;
-use protocol::edit_checkpoint::{TextChange, apply_text_changes};
 use protocol::js;
 use serde_json::{Value, json};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
 const DOC: &str = "= Thesis\nWe cite @knuth here.\n\n== Method\nSome text.";
 
-// ----- the scripted browser -----
-
-/// What the user does to the editor while a proposal is under review.
-type ShowHook = Box<dyn FnMut(&mut Editor)>;
-
-/// The typst.app editor: one document in one CodeMirror view.
-struct Editor {
-    doc: String,
-    file: String,
-    token: String,
-    /// The overlay on screen: `(runId, callId)`.
-    overlay: Option<(String, String)>,
-    on_show: Option<ShowHook>,
-    /// Runs once when an apply arrives, before the guard.
-    on_apply: Option<ShowHook>,
-    /// While positive, the breadcrumb shows another file; each context read
-    /// uses one up.
-    away: u32,
-    /// The page cannot draw overlays (a drawing failure on the page).
-    cannot_draw: bool,
-}
-
-impl Default for Editor {
-    fn default() -> Self {
-        Editor {
-            doc: DOC.to_owned(),
-            file: "main.typ".into(),
-            token: "editor-1".into(),
-            overlay: None,
-            on_show: None,
-            on_apply: None,
-            away: 0,
-            cannot_draw: false,
-        }
-    }
-}
-
-fn file_value(path: &str) -> Value {
-    json!({"projectLabel": "Thesis", "relativePath": path, "basename": path,
-           "source": "header_breadcrumb", "confidence": "high"})
-}
-
-impl Editor {
-    fn shown_file(&self) -> &str {
-        if self.away > 0 { "notes.typ" } else { &self.file }
-    }
-
-    fn context(&mut self, payload: &Value) -> Value {
-        let file = self.shown_file().to_owned();
-        self.away = self.away.saturating_sub(1);
-        let lines: Vec<&str> = self.doc.split('\n').collect();
-        let count = lines.len() as u64;
-        let mut answer = json!({
-            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
-            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
-            "docLength": js::utf16_len(&self.doc), "lineCount": count, "editorToken": self.token,
-            "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
-        });
-        if payload["projection"] == "edit" && js::utf16_len(&self.doc) > 1_048_576 {
-            // The main world refuses to send a document over its edit limit.
-            return json!({
-                "error": "The document exceeds the 1048576-character safe edit limit.",
-                "docLength": js::utf16_len(&self.doc), "lineCount": count,
-                "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
-            });
-        }
-        if payload["projection"] == "numbered" {
-            // Only the one-character identity read is used here.
-            let first = format!(
-                "{}{}",
-                line_prefix(1, count),
-                lines.first().copied().unwrap_or_default()
-            );
-            answer["numberedDocument"] = json!(js::truncate_utf16(&first, 1));
-            answer["startLine"] = json!(1);
-            answer["endLine"] = json!(1);
-            answer["truncated"] = json!(true);
-        } else {
-            answer["fullText"] = json!(self.doc);
-            answer["truncated"] = json!(false);
-        }
-        answer
-    }
-
-    /// The main world's guard: file, then editor, then exact text.
-    fn guard(&self, payload: &Value) -> Result<Vec<TextChange>, Value> {
-        let stale = |reason: &str| {
-            json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
-                              "error": format!("The editor changed ({reason}) after this edit was prepared.")}})
-        };
-        let label = payload["expectedFileLabel"].as_str().unwrap_or_default();
-        if label != "Current Typst document" && label != self.shown_file() {
-            return Err(stale("file"));
-        }
-        if payload["expectedEditorToken"] != self.token.as_str() {
-            return Err(stale("editor"));
-        }
-        if payload["expectedText"] != self.doc.as_str() {
-            return Err(stale("document"));
-        }
-        serde_json::from_value(payload["changes"].clone())
-            .map_err(|_| json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad changes"}}))
-    }
-
-    fn show(&mut self, run_id: &str, payload: &Value) -> Value {
-        let changes = match self.guard(payload) {
-            Ok(changes) => changes,
-            Err(refusal) => return refusal,
-        };
-        let call_id = payload["callId"].as_str().unwrap_or_default().to_owned();
-        if self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run != run_id || *call != call_id)
-        {
-            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
-        }
-        if self.cannot_draw {
-            return json!({"result": {"ok": true, "shown": false,
-                                     "warning": "Inline editor preview is unavailable: no scroller."}});
-        }
-        self.overlay = Some((run_id.to_owned(), call_id));
-        let rows: Vec<&Value> = payload["preview"]["hunks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|hunk| hunk["rows"].as_array().into_iter().flatten())
-            .collect();
-        let inserted = rows.iter().filter(|row| row["kind"] == "insert").count();
-        let deleted = rows.iter().filter(|row| row["kind"] == "delete").count();
-        if let Some(mut hook) = self.on_show.take() {
-            hook(self);
-        }
-        json!({"result": {"ok": true, "shown": true, "presentation": "editor-diff-surface",
-                          "changes_previewed": changes.len(), "additions_rendered": inserted,
-                          "deletions_rendered": deleted, "truncated": false}})
-    }
-
-    fn apply(&mut self, run_id: &str, payload: &Value) -> Value {
-        if let Some(mut hook) = self.on_apply.take() {
-            hook(self);
-        }
-        let changes = match self.guard(payload) {
-            Ok(changes) => changes,
-            Err(refusal) => return refusal,
-        };
-        let call_id = payload["callId"].as_str().unwrap_or_default();
-        if self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run != run_id || call != call_id)
-        {
-            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
-        }
-        let Ok(next) = apply_text_changes(&self.doc, &changes) else {
-            return json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad ranges"}});
-        };
-        self.doc = next;
-        self.overlay = None;
-        json!({"result": {"ok": true, "edits_applied": changes.len(), "reviewed_diff": payload["reviewedDiff"]}})
-    }
-
-    fn clear(&mut self, run_id: &str, payload: &Value) -> Value {
-        let ours = self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run == run_id && payload["callId"] == call.as_str());
-        if ours {
-            self.overlay = None;
-        }
-        json!({"result": {"ok": true, "cleared": ours}})
-    }
-
-    fn answer(&mut self, message: &Value) -> Value {
-        let payload = &message["payload"];
-        let run_id = message["runId"].as_str().unwrap_or_default().to_owned();
-        match message["type"].as_str().unwrap_or_default() {
-            "PAGE_GET_PROBE" => json!({"editor": true, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
-            "PAGE_GET_CONTEXT" => self.context(payload),
-            "PAGE_SHOW_EDIT_PREVIEW" => self.show(&run_id, payload),
-            "PAGE_APPLY_EDIT" => self.apply(&run_id, payload),
-            "PAGE_CLEAR_EDIT_PREVIEW" => self.clear(&run_id, payload),
-            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
-            _ => json!({}),
-        }
-    }
-}
-
-#[derive(Default)]
-struct EditorPages {
-    editor: RefCell<Editor>,
-    sent: RefCell<Vec<Value>>,
-    /// The worker's storage (a clone shares it), which the page can fail.
-    worker_storage: RefCell<Option<MemoryStorage>>,
-    /// Storage writes fail from the first successful apply on.
-    fail_storage_after_apply: Cell<bool>,
-}
-
-impl Pages for EditorPages {
-    async fn send(&self, _tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
-        self.sent.borrow_mut().push(message.clone());
-        let data = self.editor.borrow_mut().answer(&message);
-        if message["type"] == "PAGE_APPLY_EDIT"
-            && data["result"]["ok"] == true
-            && self.fail_storage_after_apply.get()
-            && let Some(storage) = self.worker_storage.borrow().as_ref()
-        {
-            storage.fail_writes("QUOTA_BYTES quota exceeded");
-        }
-        Ok(Some(json!({
-            "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-            "payload": {"ok": true, "data": data}
-        })))
-    }
-}
-
-/// A worker whose page is [`EditorPages`]; approval banners really wait (the
-/// clock holds every sleep of 100 s and more).
-fn harness() -> Harness<EditorPages> {
+/// A worker on a page that shows [`DOC`] in `main.typ` with the Files
+/// sidebar closed; approval banners really wait (the clock holds every
+/// sleep of 100 s and more), and the page can fail the worker's storage.
+fn harness() -> Harness<FakeTypstPages> {
     let clock = FakeClock::default();
     clock.hold_sleeps_from(Some(100_000));
-    let h = Harness::new(EditorPages::default(), clock);
+    let h = Harness::new(FakeTypstPages::default(), clock);
     let storage = h.platform().browser.storage.clone();
     *h.platform().pages.worker_storage.borrow_mut() = Some(storage);
+    {
+        let mut page = h.platform().pages.page.borrow_mut();
+        page.doc = DOC.to_owned();
+        page.files_open = false;
+    }
     h
 }
 
 /// What only this suite looks at.
-impl Harness<EditorPages> {
-    fn editor(&self) -> std::cell::RefMut<'_, Editor> {
-        self.platform().pages.editor.borrow_mut()
+impl Harness<FakeTypstPages> {
+    fn editor(&self) -> std::cell::RefMut<'_, TypstPage> {
+        self.platform().pages.page.borrow_mut()
     }
 
     /// Reserves and starts a run that asks to edit, in approval `mode`.
@@ -272,14 +58,7 @@ impl Harness<EditorPages> {
     }
 
     fn page_sent(&self, kind: &str) -> Vec<Value> {
-        self.platform()
-            .pages
-            .sent
-            .borrow()
-            .iter()
-            .filter(|message| message["type"] == kind)
-            .cloned()
-            .collect()
+        self.platform().pages.sent_of(kind)
     }
 
     fn stored(&self, key: &str) -> Value {
@@ -417,7 +196,7 @@ fn stop_during_the_review_clears_the_overlay_and_changes_nothing() {
 #[test]
 fn typing_between_proposal_and_apply_fails_closed() {
     let mut h = harness();
-    h.editor().on_show = Some(Box::new(|editor: &mut Editor| {
+    h.editor().on_show = Some(Box::new(|editor: &mut TypstPage| {
         editor.doc.push_str("\nTyped by the user.")
     }));
     h.script(
@@ -496,7 +275,9 @@ fn another_file_focused_at_apply_time_waits_for_the_file_and_retries() {
     let mut h = harness();
     // When the apply arrives the user is on notes.typ; the next context read
     // still shows it (a banner), the one after shows main.typ again.
-    h.editor().on_apply = Some(Box::new(|editor: &mut Editor| editor.away = 1));
+    h.editor().on_apply = Some(Box::new(|editor: &mut TypstPage| {
+        editor.files.push_back("notes.typ".into());
+    }));
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
@@ -763,7 +544,7 @@ fn a_run_that_meets_another_editor_instance_refuses_to_write() {
     h.platform().network.set_responder(move |request| {
         seen.set(seen.get() + 1);
         if seen.get() == 2 {
-            worker.platform.pages.editor.borrow_mut().token = "editor-2".into();
+            worker.platform.pages.page.borrow_mut().token = "editor-2".into();
         }
         next_reply(&network_scripts, request)
     });
@@ -835,7 +616,7 @@ fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
         worker
             .platform
             .pages
-            .editor
+            .page
             .borrow_mut()
             .doc
             .push_str("\nTyped during the run.");
