@@ -20,11 +20,11 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, json_bytes, length_value, limit, non_negative, nullable, optional_value, read_key, remove_best_effort,
+    is_sha256, length_value, limit, non_negative, nullable, optional_value, read_key, remove_best_effort,
     remove_orphans, string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::storage::{StorageError, StorageErrorCode};
+use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::is_valid_record_id;
 use protocol::edit_checkpoint::{

@@ -153,11 +153,6 @@ pub(crate) async fn remove_orphans(
     remove_keys(storage, &orphans).await
 }
 
-/// Bytes of a body as the original counted them: the UTF-8 size of its JSON.
-pub(crate) fn json_bytes(value: &Value) -> u64 {
-    u64::try_from(js::json_stringify(value).len()).unwrap_or(u64::MAX)
-}
-
 // ----- field checks shared by both journals -----
 
 pub(crate) fn is_sha256(value: &str) -> bool {

@@ -146,18 +146,6 @@ pub(crate) fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
     }
 }
 
-/// A JSON number the way JavaScript would print it: integral values as
-/// integers, so stored timestamps look like `Date.now()`.
-pub(crate) fn js_number(n: f64) -> Value {
-    if n.is_finite() && n.trunc() == n && n.abs() <= js::MAX_SAFE_INTEGER {
-        // The range check makes the conversion exact.
-        #[allow(clippy::cast_possible_truncation)]
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
-    }
-}
-
 /// The stored form of one tool result (`summarizeToolResultForHistory`).
 ///
 /// Reads keep their shape and counts, editor writes keep their revert
@@ -357,7 +345,7 @@ fn is_allowed_image_data_url(value: &str) -> bool {
 
 fn bounded_dimension(value: Option<&Value>) -> Value {
     match value.and_then(js::as_number) {
-        Some(n) if n.is_finite() && n.trunc() == n && n > 0.0 => js_number(n.min(MAX_PREVIEW_DIMENSION as f64)),
+        Some(n) if n.is_finite() && n.trunc() == n && n > 0.0 => js::number_value(n.min(MAX_PREVIEW_DIMENSION as f64)),
         _ => Value::Null,
     }
 }
@@ -455,7 +443,7 @@ fn normalize_sent_attachments(sent: &Map<String, Value>) -> Value {
         && let Some(value) = legacy_count
     {
         let clamped = legacy_number(value).clamp(0.0, MAX_LEGACY_DIAGNOSTICS_COUNT);
-        out.insert("legacyDiagnosticsCount".into(), js_number(clamped));
+        out.insert("legacyDiagnosticsCount".into(), js::number_value(clamped));
     }
     Value::Object(out)
 }

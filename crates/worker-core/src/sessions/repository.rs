@@ -6,11 +6,11 @@
 //! and first makes sure this worker instance has checked the repository
 //! (missing-index guard, legacy migration, summary backfill, orphan cleanup).
 
-use super::normalize::{self, Origin, js_number};
+use super::normalize::{self, Origin};
 use super::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME, Sessions};
 use crate::journals;
 use crate::platform::{Clock, Storage};
-use crate::storage::{QueueGuard, StorageError, StorageErrorCode};
+use crate::storage::{QueueGuard, StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use protocol::limits::{MAX_SESSION_BODY_BYTES, STORAGE_WARNING_BYTES};
@@ -106,10 +106,10 @@ impl SessionMeta {
         map.insert("id".into(), Value::from(self.id.as_str()));
         map.insert("projectId".into(), Value::from(self.project_id.as_str()));
         map.insert("name".into(), Value::from(self.name.as_str()));
-        map.insert("createdAt".into(), js_number(self.created_at));
-        map.insert("updatedAt".into(), js_number(self.updated_at));
+        map.insert("createdAt".into(), js::number_value(self.created_at));
+        map.insert("updatedAt".into(), js::number_value(self.updated_at));
         map.insert("messageCount".into(), Value::from(self.message_count));
-        map.insert("approxBytes".into(), js_number(self.approx_bytes));
+        map.insert("approxBytes".into(), js::number_value(self.approx_bytes));
         if let Some(key) = &self.body_key {
             map.insert("bodyKey".into(), Value::from(key.as_str()));
         }
@@ -138,10 +138,10 @@ impl SessionMeta {
         map.insert("id".into(), Value::from(self.id.as_str()));
         map.insert("projectId".into(), Value::from(self.project_id.as_str()));
         map.insert("name".into(), Value::from(self.name.as_str()));
-        map.insert("createdAt".into(), js_number(self.created_at));
-        map.insert("updatedAt".into(), js_number(self.updated_at));
+        map.insert("createdAt".into(), js::number_value(self.created_at));
+        map.insert("updatedAt".into(), js::number_value(self.updated_at));
         map.insert("messageCount".into(), Value::from(self.message_count));
-        map.insert("approxBytes".into(), js_number(self.approx_bytes));
+        map.insert("approxBytes".into(), js::number_value(self.approx_bytes));
         if let Some(preview) = &self.preview {
             map.insert("preview".into(), Value::from(preview.as_str()));
         }
@@ -203,11 +203,6 @@ pub(crate) fn summary(messages: &[Value]) -> (String, String) {
         }
     }
     (preview, parts.join(" ").to_lowercase())
-}
-
-/// UTF-8 size of a value's JSON text.
-pub(crate) fn json_bytes(value: &Value) -> u64 {
-    js::json_stringify(value).len() as u64
 }
 
 /// `12 KiB` or `1.50 MiB`.
@@ -494,8 +489,8 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
             "projectId": project_id,
             "name": name,
             "messages": [],
-            "createdAt": js_number(now),
-            "updatedAt": js_number(now),
+            "createdAt": js::number_value(now),
+            "updatedAt": js::number_value(now),
             "userRenamed": false,
         }))
     }
@@ -632,9 +627,9 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
                 let value = json!({
                     "projectId": project_id,
                     "sessions": sessions,
-                    "lastActivity": js_number(last_activity),
+                    "lastActivity": js::number_value(last_activity),
                     "totalMessages": total_messages,
-                    "approxBytes": js_number(approx_bytes),
+                    "approxBytes": js::number_value(approx_bytes),
                 });
                 (last_activity, value)
             })

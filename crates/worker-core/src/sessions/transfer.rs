@@ -10,7 +10,7 @@
 //! removed again and the repository is as before.
 
 use super::Sessions;
-use super::normalize::{js_number, normalize_imported_record};
+use super::normalize::normalize_imported_record;
 use super::repository::{SessionMeta, build_body, format_bytes};
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode};
@@ -61,15 +61,15 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
                 "id": meta.id,
                 "projectId": meta.project_id,
                 "name": meta.name,
-                "createdAt": js_number(meta.created_at),
-                "updatedAt": js_number(meta.updated_at),
+                "createdAt": js::number_value(meta.created_at),
+                "updatedAt": js::number_value(meta.updated_at),
                 "messages": messages.iter().map(portable).collect::<Vec<_>>(),
             }));
         }
         Ok(json!({
             "format": schema_versions::SESSION_EXPORT_FORMAT,
             "version": schema_versions::SESSION_EXPORT,
-            "exportedAt": js_number(self.now()),
+            "exportedAt": js::number_value(self.now()),
             "retention": {
                 "previewMaxBytes": MAX_PERSISTED_PREVIEW_CHARS,
                 "toolResultMaxChars": MAX_PERSISTED_TOOL_RESULT_CHARS,

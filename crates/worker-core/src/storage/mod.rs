@@ -8,3 +8,12 @@ mod queue;
 
 pub(crate) use error::{StorageError, StorageErrorCode};
 pub(crate) use queue::{MutationQueue, QueueGuard};
+
+use protocol::js;
+use serde_json::Value;
+
+/// Bytes of a stored value as the original counted them (its size limits
+/// and the storage warning): the UTF-8 size of its JSON text.
+pub(crate) fn json_bytes(value: &Value) -> u64 {
+    u64::try_from(js::json_stringify(value).len()).unwrap_or(u64::MAX)
+}
