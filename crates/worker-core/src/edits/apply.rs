@@ -371,11 +371,7 @@ async fn commit<P: Platform>(
         ));
     }
 
-    let journal = Checkpoints::new(JournalStore::new(
-        run.platform.storage(),
-        run.platform.clock(),
-        &run.store.queue,
-    ));
+    let journal = Checkpoints::new(JournalStore::on(run.platform, &run.store.queue));
     let new_id = format!("edit-{}", run.platform.clock().uuid());
     let request = proposal.apply_request(call.id, reviewed_diff);
     let mut retries = 0;

@@ -19,7 +19,7 @@ mod snapshots;
 mod tests;
 
 use crate::envelope::RequestError;
-use crate::platform::{Clock, Storage};
+use crate::platform::{Clock, Platform, Storage};
 use crate::storage::{MutationQueue, StorageError};
 use protocol::edit_checkpoint::sha256_text;
 use protocol::js;
@@ -110,6 +110,11 @@ pub(crate) struct JournalStore<'a, S, C> {
 impl<'a, S: Storage, C: Clock> JournalStore<'a, S, C> {
     pub(crate) fn new(storage: &'a S, clock: &'a C, queue: &'a MutationQueue) -> Self {
         JournalStore { storage, clock, queue }
+    }
+
+    /// The platform's storage and clock with the worker's queue.
+    pub(crate) fn on<P: Platform<Storage = S, Clock = C>>(platform: &'a P, queue: &'a MutationQueue) -> Self {
+        JournalStore::new(platform.storage(), platform.clock(), queue)
     }
 }
 

@@ -18,8 +18,8 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, length_value, limit, non_negative, optional_value, read_key, remove_best_effort,
-    remove_orphans, string_field, write_key,
+    is_sha256, length_value, limit, non_negative, optional_value, read_key, remove_best_effort, remove_orphans,
+    string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};

@@ -247,7 +247,7 @@ pub(crate) async fn revert<P: Platform>(
         ));
     }
     check_tab_scope(platform.tabs(), request.tab_id, &request.project_id, PROJECT_MISMATCH).await?;
-    let journal = Checkpoints::new(JournalStore::new(platform.storage(), platform.clock(), &store.queue));
+    let journal = Checkpoints::new(JournalStore::on(platform, &store.queue));
     let cascade = journal.load_cascade(&request.checkpoint_id).await?.unwrap_or_default();
     match cascade.first() {
         Some(first) if first.meta.id == request.checkpoint_id => {}

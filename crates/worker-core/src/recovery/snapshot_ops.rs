@@ -34,7 +34,7 @@ pub(crate) const PREVIEW_UNAVAILABLE_NOTICE: &str =
 const MAX_PREVIEW_NOTICE_CHARS: usize = 500;
 
 fn journal<'a, P: Platform>(platform: &'a P, store: &'a SessionStore) -> Snapshots<'a, P::Storage, P::Clock> {
-    Snapshots::new(JournalStore::new(platform.storage(), platform.clock(), &store.queue))
+    Snapshots::new(JournalStore::on(platform, &store.queue))
 }
 
 fn refuse_during_run(runs: &Runs, tab_id: u64) -> Result<(), RequestError> {

@@ -85,12 +85,12 @@ fn revert(worker: &RecoveryWorker, id: &str) -> Value {
 
 fn checkpoints(worker: &RecoveryWorker) -> Checkpoints<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
     let p = &worker.platform;
-    Checkpoints::new(JournalStore::new(p.storage(), p.clock(), &worker.store.queue))
+    Checkpoints::new(JournalStore::on(p, &worker.store.queue))
 }
 
 fn snapshots(worker: &RecoveryWorker) -> Snapshots<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
     let p = &worker.platform;
-    Snapshots::new(JournalStore::new(p.storage(), p.clock(), &worker.store.queue))
+    Snapshots::new(JournalStore::on(p, &worker.store.queue))
 }
 
 /// One agent response that changed the page from `before` to `after`, as

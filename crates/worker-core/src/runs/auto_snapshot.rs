@@ -24,11 +24,7 @@ use protocol::payloads::StreamDone;
 pub(crate) const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
 
 fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r, P::Storage, P::Clock> {
-    Snapshots::new(JournalStore::new(
-        run.platform.storage(),
-        run.platform.clock(),
-        &run.store.queue,
-    ))
+    Snapshots::new(JournalStore::on(run.platform, &run.store.queue))
 }
 
 /// Drops the chat's automatic snapshot of `file_label` after the run wrote
