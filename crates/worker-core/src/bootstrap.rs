@@ -176,6 +176,7 @@ mod tests {
             block_on(ensure_main_world_registration(&browser)),
             Ok(RegistrationAction::Updated)
         );
+        assert_eq!(browser.registrations(), [desired_main_registration()], "now persistent");
     }
 
     #[test]
