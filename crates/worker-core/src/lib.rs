@@ -32,6 +32,7 @@ mod platform;
 mod provider;
 mod race;
 mod recovery;
+mod recovery_tabs;
 mod runs;
 mod sessions;
 mod settings;

@@ -8,7 +8,8 @@
 
 use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
-use crate::recovery::{self, RecoveryTabs};
+use crate::recovery;
+use crate::recovery_tabs::RecoveryTabs;
 use crate::runs::{self, Runs};
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, page_client, settings, theme, title};

@@ -2,9 +2,10 @@
 //! and the four `DOCUMENT_SNAPSHOT_*` requests, their payloads already
 //! parsed with the protocol's exact, fail-closed rules.
 
-use super::{RecoveryTabs, revert, snapshot_ops};
+use super::{revert, snapshot_ops};
 use crate::envelope::RequestError;
 use crate::platform::Platform;
+use crate::recovery_tabs::RecoveryTabs;
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
 use protocol::Payload;

@@ -6,6 +6,7 @@
 use super::*;
 use crate::fakes::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeTypstPages, TypstPage, ask, block_on};
 use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
+use crate::recovery_tabs::RecoveryKind;
 use crate::runs::RunIdentity;
 use crate::worker::Worker;
 use protocol::constants::storage_keys;

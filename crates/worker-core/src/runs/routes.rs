@@ -11,7 +11,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform};
-use crate::recovery::{RecoveryTabs, recovery_active_error};
+use crate::recovery_tabs::{RecoveryTabs, recovery_active_error};
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::{RunSummary, Runs, engine};
 use crate::sessions::SessionStore;
