@@ -15,7 +15,6 @@ use crate::page_client::{self, edit_snapshot_request};
 use crate::platform::{Clock, Platform, Tabs};
 use crate::race::first_of;
 use crate::runs::state::RunContext;
-use crate::tools::shows_run_page;
 use content_bridge::context::PageContext;
 use protocol::js;
 use protocol::payloads::StreamDone;
@@ -52,7 +51,7 @@ pub(crate) async fn read_live_document<P: Platform>(
     cancel: &Cancellation,
 ) -> Result<LiveDocument, String> {
     let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
-    if !shows_run_page(run, &run.platform.tabs().get(tab_id).await) {
+    if !run.shows_start_page(&run.platform.tabs().get(tab_id).await) {
         return Err("the Typst tab was closed or has navigated since the run began".to_owned());
     }
     let request = edit_snapshot_request();

@@ -9,7 +9,7 @@
 //! in the run's [`Transcript`], which is what the worker saves.
 
 use crate::cancel::Cancellation;
-use crate::platform::{Messenger, Platform};
+use crate::platform::{Messenger, Platform, PlatformError, Tab};
 use crate::runs::Runs;
 use crate::runs::coordinator::RunIdentity;
 use crate::runs::transcript::{ResponseStatus, Transcript};
@@ -17,7 +17,7 @@ use crate::sessions::SessionStore;
 use protocol::Envelope;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
-use protocol::constants::EditorApprovalMode;
+use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -172,6 +172,15 @@ impl<'a, P: Platform> RunContext<'a, P> {
 
     pub(crate) fn set_message_file(&self, file: Option<ActiveEditorFile>) {
         *self.message_file.borrow_mut() = file;
+    }
+
+    /// Whether `tab` still shows the typst.app URL the run started on (a
+    /// tab that navigated since Send must not be read or written).
+    pub(crate) fn shows_start_page(&self, tab: &Result<Tab, PlatformError>) -> bool {
+        match (tab, self.tab_url.borrow().as_deref()) {
+            (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == expected,
+            _ => false,
+        }
     }
 }
 

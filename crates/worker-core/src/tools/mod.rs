@@ -19,6 +19,6 @@ mod specs;
 
 pub(crate) use approval::{Review, authorize};
 pub(crate) use dispatch::{Call, dispatch};
-pub(crate) use page::{capabilities, check_tab, message_file_context, page_context, shows_run_page};
+pub(crate) use page::{capabilities, check_tab, message_file_context, page_context};
 pub(crate) use plan::execution_order;
 pub(crate) use registry::{RegistryError, Route, ToolRegistry};

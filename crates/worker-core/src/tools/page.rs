@@ -11,7 +11,7 @@
 
 use crate::cancel::Cancelled;
 use crate::page_client;
-use crate::platform::{Platform, PlatformError, Tab, Tabs};
+use crate::platform::{Platform, Tabs};
 use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::metadata::Preflight;
 use crate::tools::preflight::{Check, WaitKind, wait_until};
@@ -19,23 +19,14 @@ use content_bridge::PageError;
 use content_bridge::context::{EditorRead, PageContext};
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::probe::PageProbe;
-use protocol::constants::TYPST_APP_PREFIX;
 use protocol::limits::MAX_EDITOR_TRANSACTION_CHARS;
 use protocol::payloads::ContextRequest;
-
-/// Whether `tab` still shows the typst.app URL the run started on.
-pub(crate) fn shows_run_page<P: Platform>(run: &RunContext<'_, P>, tab: &Result<Tab, PlatformError>) -> bool {
-    match (tab, run.tab_url.borrow().as_deref()) {
-        (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == expected,
-        _ => false,
-    }
-}
 
 /// Whether the originating tab still shows the URL the run started on.
 pub(crate) async fn check_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<Result<(), ToolOutput>, Cancelled> {
     let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
     let tab = run.cancel.race(run.platform.tabs().get(tab_id)).await?;
-    Ok(if shows_run_page(run, &tab) {
+    Ok(if run.shows_start_page(&tab) {
         Ok(())
     } else {
         Err(tool_failure(
