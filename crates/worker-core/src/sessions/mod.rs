@@ -1,4 +1,4 @@
-//! The chat repository (schema v2) and the storage mutation queue.
+//! The chat repository (schema v2) and the `SESSION_*` requests.
 //!
 //! Chats are stored exactly as the original stored them, so existing users
 //! keep their history:
