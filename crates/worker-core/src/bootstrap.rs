@@ -14,14 +14,14 @@ use protocol::page_bridge::{
 
 /// What [`ensure_main_world_registration`] had to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum RegistrationAction {
+enum RegistrationAction {
     Registered,
     Unchanged,
     RemovedLegacy,
     Updated,
 }
 
-pub(crate) fn desired_main_registration() -> Registration {
+fn desired_main_registration() -> Registration {
     Registration {
         id: MAIN_CONTENT_SCRIPT_ID.to_owned(),
         matches: TYPST_MATCHES.iter().map(|m| (*m).to_owned()).collect(),
@@ -41,9 +41,7 @@ fn same_registration(actual: &Registration, desired: &Registration) -> bool {
 }
 
 /// Removes legacy registrations and registers or updates the current one.
-pub(crate) async fn ensure_main_world_registration(
-    scripting: &impl Scripting,
-) -> Result<RegistrationAction, PlatformError> {
+async fn ensure_main_world_registration(scripting: &impl Scripting) -> Result<RegistrationAction, PlatformError> {
     let mut ids = vec![MAIN_CONTENT_SCRIPT_ID];
     ids.extend_from_slice(LEGACY_MAIN_CONTENT_SCRIPT_IDS);
     let registered = scripting.registered(&ids).await?;
@@ -75,7 +73,7 @@ pub(crate) async fn ensure_main_world_registration(
 
 /// Runs the content scripts in every open typst.app tab, isolated world
 /// first. The scripts are idempotent; a tab that refuses is skipped.
-pub(crate) async fn inject_into_open_typst_tabs(
+async fn inject_into_open_typst_tabs(
     tabs: &impl Tabs,
     scripting: &impl Scripting,
 ) -> Result<Vec<(i64, Result<(), PlatformError>)>, PlatformError> {

@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 /// How long a Stop waits for the page to take its `PAGE_CANCEL_REQUEST`
 /// before giving up on it (the isolated script answers at once; a tab that
 /// closed fails at once; this only bounds a page that hangs).
-pub(crate) const CANCEL_NOTICE_GRACE_MS: u32 = 1_000;
+const CANCEL_NOTICE_GRACE_MS: u32 = 1_000;
 
 fn cancelled() -> PageError {
     PageError::new(CANCELLED, "The page request was cancelled.")
@@ -52,7 +52,7 @@ fn tab_key(tab_id: u64) -> Result<i64, PageError> {
 /// or a synthetic one for requests outside a run, because the cancel message
 /// is run-scoped — and the result is a `CANCELLED` error. A browser that
 /// cannot deliver the message yields `REQUEST_FAILED` with its reason.
-pub(crate) async fn send_page_request<P: Platform>(
+async fn send_page_request<P: Platform>(
     platform: &P,
     tab_id: u64,
     message_type: MessageType,
@@ -268,7 +268,7 @@ pub(crate) async fn clear_edit_preview<P: Platform>(
 /// The tab a panel request targets: the given `tab_id`, which must show a
 /// typst.app page (`NOT_TYPST_TAB`), or else the active tab of the focused
 /// window, which must too (`NO_TYPST_TAB`).
-pub(crate) async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64, PageError> {
+async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64, PageError> {
     let Some(tab_id) = tab_id else {
         let active = tabs
             .active()

@@ -21,10 +21,10 @@ use serde_json::{Map, Value, json};
 /// History cap used when the stored one is missing or not a number.
 pub(crate) const DEFAULT_MAX_HISTORY_MESSAGES: u32 = 40;
 /// Longest model id.
-pub(crate) const MAX_MODEL_ID_CHARS: usize = 128;
+const MAX_MODEL_ID_CHARS: usize = 128;
 
 /// The settings of a fresh install.
-pub(crate) fn defaults() -> Map<String, Value> {
+fn defaults() -> Map<String, Value> {
     let value = json!({
         "systemPrompt": "",
         "models": [],
@@ -43,7 +43,7 @@ pub(crate) fn defaults() -> Map<String, Value> {
 /// A model record with its cleartext acknowledgement recomputed from its
 /// URL and stored origin. Something that is not a record keeps only the
 /// (false) acknowledgement, so validation then refuses it for its id.
-pub(crate) fn normalize_model(model: &Value) -> Value {
+fn normalize_model(model: &Value) -> Value {
     let mut record = model.as_object().cloned().unwrap_or_default();
     InsecureAcknowledgement::normalize(&record, "apiBaseUrl").apply_to(&mut record);
     Value::Object(record)
@@ -65,7 +65,7 @@ fn is_model_id(id: &str) -> bool {
 /// array with recomputed acknowledgements, the active model defaults to the
 /// first one, a missing history cap becomes 40, and mode and shortcut fail
 /// closed.
-pub(crate) fn normalize_loaded(raw: Option<&Value>) -> Map<String, Value> {
+fn normalize_loaded(raw: Option<&Value>) -> Map<String, Value> {
     let mut settings = defaults();
     if let Some(stored) = raw.and_then(Value::as_object) {
         settings.extend(stored.clone());

@@ -17,13 +17,13 @@ pub(crate) fn is_typst_app_url(url: &str) -> bool {
 
 /// Enables or disables the panel for one tab. A tab that closed in between
 /// is not an error.
-pub(crate) async fn sync_side_panel(tabs: &impl Tabs, tab_id: i64, url: &str) {
+async fn sync_side_panel(tabs: &impl Tabs, tab_id: i64, url: &str) {
     // The tab may have closed since the event; nothing is left to sync then.
     let _ = tabs.set_side_panel_enabled(tab_id, is_typst_app_url(url)).await;
 }
 
 /// The `ACTIVE_TAB_CHANGED` payload for the active tab (or none).
-pub(crate) fn active_tab_payload(tab: Option<&Tab>) -> Value {
+fn active_tab_payload(tab: Option<&Tab>) -> Value {
     let url = tab.map(|tab| tab.url.as_str()).unwrap_or_default();
     json!({
         "onTypst": is_typst_app_url(url),
@@ -32,7 +32,7 @@ pub(crate) fn active_tab_payload(tab: Option<&Tab>) -> Value {
     })
 }
 
-pub(crate) async fn notify_active_tab(tabs: &impl Tabs, messenger: &impl Messenger) {
+async fn notify_active_tab(tabs: &impl Tabs, messenger: &impl Messenger) {
     // While the browser shuts down the query can fail; there is no panel to tell.
     if let Ok(active) = tabs.active().await {
         let payload = active_tab_payload(active.as_ref());

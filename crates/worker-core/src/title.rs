@@ -22,15 +22,15 @@ use protocol::{js, limits};
 use serde_json::{Value, json};
 
 /// How long a title may take.
-pub(crate) const TITLE_TIMEOUT_MS: u32 = 20_000;
+const TITLE_TIMEOUT_MS: u32 = 20_000;
 /// Messages of the chat the title is based on.
-pub(crate) const TITLE_MESSAGES: usize = 4;
+const TITLE_MESSAGES: usize = 4;
 /// UTF-16 units kept of each of them.
-pub(crate) const TITLE_MESSAGE_CHARS: usize = 400;
+const TITLE_MESSAGE_CHARS: usize = 400;
 /// UTF-16 units of a title before it is cut with `…`.
-pub(crate) const MAX_TITLE_CHARS: usize = 60;
+const MAX_TITLE_CHARS: usize = 60;
 /// Characters of an error body quoted in a title error.
-pub(crate) const TITLE_ERROR_BODY_CHARS: usize = 200;
+const TITLE_ERROR_BODY_CHARS: usize = 200;
 
 const TITLE_INSTRUCTIONS: &str = "You name chats so the user can find them again. Reply with a specific title of \
 two to four words for the chat transcript you are given. Write it in the language of the most recent User \
@@ -42,7 +42,7 @@ something is missing. Give only the title: no quotation marks, no final punctuat
 explanation, no prefix.";
 
 /// `User: …` / `Assistant: …` lines of the last four messages with text.
-pub(crate) fn summarize_for_title(messages: &[Value]) -> String {
+fn summarize_for_title(messages: &[Value]) -> String {
     let usable: Vec<(&str, &str)> = messages
         .iter()
         .filter_map(|message| {
@@ -74,7 +74,7 @@ fn is_wrapper(ch: char) -> bool {
 /// Cleans a model's title: surrounding quotes, backticks and spaces go,
 /// then trailing `.`, `!` and `?`; whitespace collapses; more than 60
 /// characters are cut and marked with `…`.
-pub(crate) fn sanitize_title(raw: &str) -> String {
+fn sanitize_title(raw: &str) -> String {
     let unwrapped = js::js_trim(raw).trim_matches(is_wrapper);
     let unpunctuated = unwrapped.trim_end_matches(['.', '!', '?']);
     let title = js::collapse_whitespace(unpunctuated);
@@ -134,7 +134,7 @@ fn answer_text(data: &Value) -> String {
 
 /// Asks `model` for a title of the chat `messages` (`{role, content}`).
 /// `TIMEOUT` after 20 s; `CANCELLED` when `cancel` fires first.
-pub(crate) async fn generate_session_title<N: Network, C: Clock>(
+async fn generate_session_title<N: Network, C: Clock>(
     network: &N,
     clock: &C,
     model: &ModelConfig,

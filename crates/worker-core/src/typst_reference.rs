@@ -17,16 +17,16 @@ use serde_json::{Value, json};
 ///
 /// Reported with every tool result so the model can tell the user which
 /// version the advice targets.
-pub(crate) const DOCS_TYPST_VERSION: &str = "0.15";
+const DOCS_TYPST_VERSION: &str = "0.15";
 
 /// When the pages were last reviewed against the Typst releases.
 ///
 /// Reported with every result so a stale bundle is visible in transcripts.
-pub(crate) const DOCS_REVIEWED_DATE: &str = "2026-11-30";
+const DOCS_REVIEWED_DATE: &str = "2026-11-30";
 
 /// One reference page.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct DocTopic {
+struct DocTopic {
     /// Stable identifier the model passes back to read the page.
     pub(crate) id: &'static str,
     /// Position in the index, 1-based; also accepted as a topic.
@@ -59,7 +59,7 @@ macro_rules! page {
 }
 
 /// All pages in index order; `number` equals the position plus one.
-pub(crate) static DOC_TOPICS: &[DocTopic] = &[
+static DOC_TOPICS: &[DocTopic] = &[
     page! {
         id: "syntax-basics",
         number: 1,
@@ -202,7 +202,7 @@ fn parse_short_number(text: &str) -> Option<u32> {
 /// digits is a topic number (`3`, `03`); `N-anything` with one or two digits
 /// selects topic N and ignores the rest (this is what makes file stems like
 /// `07-context-introspection` work); otherwise the exact id, then an alias.
-pub(crate) fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
+fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
     let lowered = input.trim().to_lowercase();
     let key = lowered.strip_suffix(".md").unwrap_or(&lowered);
 

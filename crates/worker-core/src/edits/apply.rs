@@ -34,10 +34,10 @@ use serde_json::{Map, Value, json};
 
 /// How often the preview is shown again after the page reported that
 /// another file is focused (each time after the file came back).
-pub(crate) const PREVIEW_FILE_ATTEMPTS: usize = 16;
+const PREVIEW_FILE_ATTEMPTS: usize = 16;
 /// How often an apply is retried after the page reported that another file
 /// is focused.
-pub(crate) const APPLY_FILE_RETRIES: usize = 15;
+const APPLY_FILE_RETRIES: usize = 15;
 
 /// One proposal: the snapshot it was computed against, its changes and the
 /// diff the user reviews.

@@ -23,11 +23,11 @@ use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
 use std::collections::HashMap;
 
 /// Rows of unchanged lines shown around each change.
-pub(crate) const DIFF_CONTEXT_LINES: usize = 3;
+const DIFF_CONTEXT_LINES: usize = 3;
 /// Most inserted plus deleted lines a diff may have (its edit distance).
-pub(crate) const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
+const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
 /// Most UTF-16 units of inserted and deleted line text in one diff.
-pub(crate) const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
+const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
 
 const fn limit(value: u32) -> usize {
     value as usize
@@ -40,7 +40,7 @@ fn too_large(message: String) -> EditError {
 /// The label a preview shows: the caller's file label, or the default label
 /// when it is blank, cut to the wire bound (the label is only displayed; the
 /// commit guard compares the caller's full label).
-pub(crate) fn preview_file_label(file_label: &str) -> String {
+fn preview_file_label(file_label: &str) -> String {
     if !js::is_non_blank(file_label) {
         return DEFAULT_EDIT_FILE_LABEL.to_owned();
     }

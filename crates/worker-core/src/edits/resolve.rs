@@ -22,11 +22,11 @@ use protocol::limits;
 use serde_json::{Map, Value};
 
 /// Most edits one `patch_document` call (and so one prepared edit) may hold.
-pub(crate) const MAX_EDIT_CHANGES: usize = limits::MAX_PREPARED_CHANGES as usize;
+const MAX_EDIT_CHANGES: usize = limits::MAX_PREPARED_CHANGES as usize;
 /// Most lines an edit may remove plus insert, counted over its changes.
-pub(crate) const MAX_CHANGED_LINES: usize = 2_000;
+const MAX_CHANGED_LINES: usize = 2_000;
 /// Largest document an edit is prepared for, in UTF-16 units.
-pub(crate) const MAX_EDIT_DOCUMENT_CHARS: usize = limits::MAX_EDITOR_TRANSACTION_CHARS as usize;
+const MAX_EDIT_DOCUMENT_CHARS: usize = limits::MAX_EDITOR_TRANSACTION_CHARS as usize;
 
 /// The live editor as one `edit` projection saw it. Offsets are UTF-16 code
 /// units of `text`.

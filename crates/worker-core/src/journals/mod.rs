@@ -95,7 +95,7 @@ pub(crate) fn limit(value: u32) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
-pub(crate) fn utf16_len_u64(text: &str) -> u64 {
+fn utf16_len_u64(text: &str) -> u64 {
     u64::try_from(js::utf16_len(text)).unwrap_or(u64::MAX)
 }
 

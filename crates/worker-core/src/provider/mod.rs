@@ -338,7 +338,7 @@ pub(crate) async fn http_error<B: ResponseBody>(
 }
 
 /// Characters of an error body quoted in a streaming round's error.
-pub(crate) const ROUND_ERROR_BODY_CHARS: usize = 300;
+const ROUND_ERROR_BODY_CHARS: usize = 300;
 
 /// Streams one Chat Completions round.
 ///

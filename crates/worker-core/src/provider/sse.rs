@@ -16,7 +16,7 @@ use protocol::{js, limits};
 use serde_json::Value;
 
 /// Unparseable `data:` records tolerated per round; one more fails it.
-pub(crate) const MAX_MALFORMED_RECORDS: u32 = 16;
+const MAX_MALFORMED_RECORDS: u32 = 16;
 
 /// Streaming UTF-8 decoding as `TextDecoder` does it: a sequence split
 /// across chunks waits for its end, malformed bytes become U+FFFD, a leading

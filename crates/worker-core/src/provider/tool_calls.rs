@@ -15,9 +15,9 @@ pub(crate) const MAX_TOOL_CALLS: usize = 64;
 /// UTF-16 units of a call id.
 pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 /// UTF-16 units of a function name.
-pub(crate) const MAX_TOOL_NAME_CHARS: usize = 128;
+const MAX_TOOL_NAME_CHARS: usize = 128;
 /// UTF-16 units of the raw argument text.
-pub(crate) const MAX_TOOL_ARGUMENT_CHARS: usize = 256_000;
+const MAX_TOOL_ARGUMENT_CHARS: usize = 256_000;
 
 fn invalid(message: impl Into<String>) -> ProviderError {
     ProviderError::new(ProviderErrorCode::InvalidToolCall, message)

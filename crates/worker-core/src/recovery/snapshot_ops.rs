@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 const PROJECT_MISMATCH: &str = "DOCUMENT_SNAPSHOT_PROJECT_MISMATCH";
 const CONTEXT_UNAVAILABLE: &str = "DOCUMENT_SNAPSHOT_CONTEXT_UNAVAILABLE";
 /// Title of the copy of the live text a restore saves first.
-pub(crate) const RESCUE_TITLE: &str = "Before restore";
+const RESCUE_TITLE: &str = "Before restore";
 /// Shown when a preview has no diff and the diff builder gave no reason.
-pub(crate) const PREVIEW_UNAVAILABLE_NOTICE: &str =
+const PREVIEW_UNAVAILABLE_NOTICE: &str =
     "No line diff is available for this snapshot; restoring replaces the whole current document.";
 /// Longest `previewNotice`.
 const MAX_PREVIEW_NOTICE_CHARS: usize = 500;

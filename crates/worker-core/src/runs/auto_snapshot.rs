@@ -20,7 +20,7 @@ use protocol::js;
 use protocol::payloads::StreamDone;
 
 /// The longest `snapshotWarning` of `AI_STREAM_DONE`.
-pub(crate) const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
+const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
 
 fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r, P::Storage, P::Clock> {
     Snapshots::new(JournalStore::on(run.platform, &run.store.queue))
@@ -46,7 +46,7 @@ pub(crate) struct LiveDocument {
 /// page the run started on (a tab that moved to another project must never
 /// feed this chat's snapshots). `cancel` is the run's while it runs; the
 /// reads after its end (Stop included) take a fresh one.
-pub(crate) async fn read_live_document<P: Platform>(
+async fn read_live_document<P: Platform>(
     run: &RunContext<'_, P>,
     cancel: &Cancellation,
 ) -> Result<LiveDocument, String> {
@@ -93,7 +93,7 @@ pub(crate) async fn invalidate_diverged_snapshot<P: Platform>(
 
 /// How long a stopped or failed run waits for its divergence check before
 /// it reports its end anyway (a hung page must not delay the terminal event).
-pub(crate) const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
+const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
 
 /// [`invalidate_diverged_snapshot`] at the end of a stopped or failed run,
 /// bounded by [`END_MAINTENANCE_GRACE_MS`].

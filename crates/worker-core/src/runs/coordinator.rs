@@ -12,13 +12,13 @@
 use std::collections::HashMap;
 
 /// How long a reservation waits for its start.
-pub(crate) const RESERVATION_TTL_MS: f64 = 30_000.0;
+const RESERVATION_TTL_MS: f64 = 30_000.0;
 /// How long a pre-start cancellation is remembered.
-pub(crate) const TOMBSTONE_TTL_MS: f64 = 30_000.0;
+const TOMBSTONE_TTL_MS: f64 = 30_000.0;
 /// Most reservations waiting at once.
-pub(crate) const MAX_RESERVATIONS: usize = 256;
+const MAX_RESERVATIONS: usize = 256;
 /// Most tombstones remembered at once (oldest dropped first).
-pub(crate) const MAX_TOMBSTONES: usize = 512;
+const MAX_TOMBSTONES: usize = 512;
 
 /// The identity a run is reserved and admitted under; a start must match its
 /// reservation exactly.

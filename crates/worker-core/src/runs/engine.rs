@@ -45,11 +45,11 @@ use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
 /// The message of every `AI_STREAM_CANCELLED`.
-pub(crate) const CANCELLED_MESSAGE: &str = "Run cancelled.";
+const CANCELLED_MESSAGE: &str = "Run cancelled.";
 
 /// Why a run failed (or `CANCELLED` when it was stopped).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RunError {
+struct RunError {
     pub(crate) code: String,
     pub(crate) message: String,
 }
@@ -109,7 +109,7 @@ impl<P: Platform> Drop for Release<'_, P> {
 }
 
 /// The file of the latest user message, if it carries one.
-pub(crate) fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
+fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
     let latest = messages
         .iter()
         .rev()

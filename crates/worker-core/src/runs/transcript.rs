@@ -13,13 +13,13 @@ use protocol::payloads::{StreamChannel, StreamItem, ToolCallInfo};
 use serde_json::{Map, Value, json};
 
 /// Most characters (UTF-16) kept per channel, marker included.
-pub(crate) const MAX_TRANSCRIPT_TEXT_CHARS: usize = 250_000;
+const MAX_TRANSCRIPT_TEXT_CHARS: usize = 250_000;
 /// Most tool calls kept.
-pub(crate) const MAX_TRANSCRIPT_TOOL_CALLS: usize = 128;
+const MAX_TRANSCRIPT_TOOL_CALLS: usize = 128;
 /// Most segments kept.
-pub(crate) const MAX_TRANSCRIPT_SEGMENTS: usize = 256;
+const MAX_TRANSCRIPT_SEGMENTS: usize = 256;
 /// Appended once when a channel reaches its bound.
-pub(crate) const TRUNCATION_MARKER: &str = "\n… (transcript truncated)";
+const TRUNCATION_MARKER: &str = "\n… (transcript truncated)";
 
 /// Whether the response finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

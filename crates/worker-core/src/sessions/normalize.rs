@@ -25,31 +25,31 @@ use protocol::limits::{
 use serde_json::{Map, Value, json};
 
 /// Most display messages in one chat.
-pub(crate) const MAX_MESSAGES: usize = 1_000;
+const MAX_MESSAGES: usize = 1_000;
 /// Longest message text, reasoning or segment text.
-pub(crate) const MAX_MESSAGE_CHARS: usize = 256_000;
+const MAX_MESSAGE_CHARS: usize = 256_000;
 /// Most display segments of one assistant message.
-pub(crate) const MAX_SEGMENTS: usize = 256;
+const MAX_SEGMENTS: usize = 256;
 /// Most tool calls of one assistant message or tools segment.
 pub(crate) const MAX_TOOL_CALLS: usize = 128;
 /// Longest tool-call id or name.
 pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 /// Longest tool-call arguments, as JSON text.
-pub(crate) const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
+const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
 /// Most editor-state updates on one message.
-pub(crate) const MAX_EDITOR_STATE_UPDATES: usize = 16;
+const MAX_EDITOR_STATE_UPDATES: usize = 16;
 /// Most stored selections of one user message.
 pub(crate) const MAX_SELECTIONS: usize = 16;
 /// Longest stored selection text.
 pub(crate) const MAX_SELECTION_CHARS: usize = 32_000;
 /// Longest selection file label.
-pub(crate) const MAX_SELECTION_LABEL_CHARS: usize = 240;
+const MAX_SELECTION_LABEL_CHARS: usize = 240;
 /// Largest stored preview side; larger sides are clamped.
-pub(crate) const MAX_PREVIEW_DIMENSION: u64 = 4_096;
+const MAX_PREVIEW_DIMENSION: u64 = 4_096;
 /// Largest legacy diagnostics count shown on an old message.
-pub(crate) const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
+const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
 /// Diagnostics kept in a `read_diagnostics` summary.
-pub(crate) const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
+const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
 
 const OMITTED_PREVIEW_REASON: &str = "The preview image was not kept in saved history, to limit local storage use.";
 const NO_RESULT: &str = "No result";
@@ -123,7 +123,7 @@ fn not_false(value: Option<&Value>) -> bool {
 }
 
 /// Record ids: 1–128 of `[A-Za-z0-9._:-]`.
-pub(crate) fn is_record_id(text: &str) -> bool {
+fn is_record_id(text: &str) -> bool {
     !text.is_empty()
         && js::utf16_len(text) <= MAX_TOOL_CALL_ID_CHARS
         && text
@@ -139,7 +139,7 @@ fn is_tool_name(text: &str) -> bool {
 }
 
 /// A finite timestamp ≥ 0, else `now`.
-pub(crate) fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
+fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
     match value.and_then(js::as_number) {
         Some(n) if n.is_finite() && n >= 0.0 => n,
         _ => now,
@@ -152,7 +152,7 @@ pub(crate) fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
 /// receipt, and anything else becomes a bounded JSON summary. A value that is
 /// already such a summary is kept as it is, so saving a chat again never
 /// wraps its summaries a second time.
-pub(crate) fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
+fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
     let Some(result) = result.filter(|r| r.is_object() || r.is_array()) else {
         let error = bounded_string(result, 300);
         return json!({ "ok": false, "error": if error.is_empty() { NO_RESULT.to_owned() } else { error } });
@@ -544,11 +544,7 @@ pub(crate) fn normalize_message(message: &Value, origin: Origin, now: f64) -> Re
 }
 
 /// Normalises a chat's display messages; the first bad message rejects all.
-pub(crate) fn normalize_messages(
-    messages: Option<&Value>,
-    origin: Origin,
-    now: f64,
-) -> Result<Vec<Value>, StorageError> {
+fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
     let Some(messages) = messages.and_then(Value::as_array) else {
         return Err(StorageError::invalid_record("Chat messages must be an array."));
     };

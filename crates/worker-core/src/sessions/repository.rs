@@ -159,7 +159,7 @@ impl SessionMeta {
 }
 
 /// The body key of an index entry written before keys were versioned.
-pub(crate) fn legacy_body_key(id: &str) -> String {
+fn legacy_body_key(id: &str) -> String {
     format!("{}{id}", storage_keys::SESSION_BODY_PREFIX)
 }
 

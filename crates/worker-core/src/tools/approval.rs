@@ -19,7 +19,7 @@ use protocol::payloads::{ApprovalAction, ApprovalRequired};
 use serde_json::{Map, Value};
 
 /// How long an approval banner waits before it counts as a denial.
-pub(crate) const APPROVAL_TIMEOUT_MS: u32 = 300_000;
+const APPROVAL_TIMEOUT_MS: u32 = 300_000;
 
 /// The pretty arguments shown in an approval banner, bounded.
 fn argument_summary(args: &Map<String, Value>) -> (String, u64, bool) {

@@ -18,9 +18,9 @@ use protocol::Payload;
 use protocol::payloads::{CallRef, PreflightAction, PreflightWaiting};
 
 /// Pause between checks while a banner is shown.
-pub(crate) const PREFLIGHT_POLL_MS: u32 = 1_500;
+const PREFLIGHT_POLL_MS: u32 = 1_500;
 /// How long a banner may wait before the call fails.
-pub(crate) const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
+const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
 
 /// One look at the page.
 #[derive(Debug, Clone, PartialEq)]

@@ -28,7 +28,7 @@ use protocol::payloads::{ContextProjection, ContextRequest};
 use serde_json::{Map, Value, json};
 
 /// The smallest `max_chars` a document read uses, whatever the model asks.
-pub(crate) const MIN_READ_DOC_CHARS: u32 = 4_000;
+const MIN_READ_DOC_CHARS: u32 = 4_000;
 
 /// Runs a built-in read tool; arguments are already validated.
 pub(crate) async fn execute<P: Platform>(
@@ -65,7 +65,7 @@ fn to_request_number(value: f64) -> u64 {
 
 /// The page request of a `read_document` call: the range (start at least 1,
 /// end at least start) and the budget clamped to 4,000..64,000.
-pub(crate) fn document_request(args: &Map<String, Value>) -> ContextRequest {
+fn document_request(args: &Map<String, Value>) -> ContextRequest {
     let start = integer_arg(args, "start_line").unwrap_or(1.0).max(1.0);
     let end = integer_arg(args, "end_line").map(|end| end.max(start));
     let budget = args
@@ -84,7 +84,7 @@ pub(crate) fn document_request(args: &Map<String, Value>) -> ContextRequest {
 }
 
 /// The result of a numbered read.
-pub(crate) fn document_result(context: &PageContext) -> ToolOutput {
+fn document_result(context: &PageContext) -> ToolOutput {
     let (Some(state), Some(range)) = (context.state(), context.numbered()) else {
         let message = context.error().unwrap_or("The editor text is not available.");
         return tool_failure("EDITOR_UNAVAILABLE", message);
@@ -133,7 +133,7 @@ async fn pause<P: Platform>(run: &RunContext<'_, P>, ms: u32) -> Result<(), Canc
 
 /// The result of a diagnostics read: compiler errors and warnings counted
 /// apart from spelling suggestions and reader status rows.
-pub(crate) fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
+fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
     let counts = read.counts();
     let result = json!({
         "ok": read.error.is_none(),
@@ -178,7 +178,7 @@ async fn read_diagnostics<P: Platform>(run: &RunContext<'_, P>) -> Result<ToolOu
 // ----- read_file_structure -----
 
 /// The result of a visible file tree, with why it may be incomplete.
-pub(crate) fn file_structure_result(structure: &FileStructure) -> ToolOutput {
+fn file_structure_result(structure: &FileStructure) -> ToolOutput {
     let note = match structure.incompleteness() {
         Some(Incompleteness::UnclassifiedRows) => {
             "Some rows of the Files sidebar could not be classified as files or folders. Ask the user what \
