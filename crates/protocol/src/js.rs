@@ -117,6 +117,20 @@ pub fn as_safe_uint(value: &Value) -> Option<u64> {
     }
 }
 
+/// A JavaScript number as JSON, the way `JSON.stringify` writes it: an
+/// integer when the value is whole and within [`MAX_SAFE_INTEGER`] (so
+/// `Date.now()` timestamps and byte counts stay integers), a float otherwise.
+pub fn number_value(n: f64) -> Value {
+    if n.is_finite() && n.fract() == 0.0 && n.abs() <= MAX_SAFE_INTEGER {
+        // Exact: the value is a whole number within the safe integer range.
+        #[allow(clippy::cast_possible_truncation)]
+        let integer = n as i64;
+        Value::from(integer)
+    } else {
+        Value::from(n)
+    }
+}
+
 /// JavaScript truthiness of a JSON value (`undefined` is `None`).
 pub fn is_truthy(value: Option<&Value>) -> bool {
     match value {
@@ -338,6 +352,19 @@ mod tests {
         assert_eq!(utf16_offset_to_byte("a😀b", 3), Some(5));
         assert_eq!(utf16_offset_to_byte("a😀b", 4), Some(6));
         assert_eq!(utf16_offset_to_byte("a😀b", 5), None);
+    }
+
+    #[test]
+    fn numbers_become_integer_json_when_whole_and_safe() {
+        assert_eq!(number_value(1_700_000_000_000.0).to_string(), "1700000000000");
+        assert_eq!(number_value(-3.0).to_string(), "-3");
+        assert_eq!(number_value(MAX_SAFE_INTEGER).to_string(), "9007199254740991");
+        assert!(number_value(0.0).is_i64());
+        assert_eq!(number_value(1.5).to_string(), "1.5");
+        assert!(number_value(MAX_SAFE_INTEGER + 2.0).is_f64());
+        assert!(number_value(-(MAX_SAFE_INTEGER + 2.0)).is_f64());
+        assert_eq!(number_value(f64::NAN), Value::Null);
+        assert_eq!(number_value(f64::INFINITY), Value::Null);
     }
 
     #[test]

@@ -12,40 +12,38 @@
 
 use protocol::limits::MAX_STREAM_BATCH_ITEMS;
 
-pub use protocol::payloads::{StreamChannel as Channel, StreamItem as BatchItem};
+use protocol::payloads::{StreamChannel, StreamItem};
 
 /// Delay between the first pending delta and its batch.
-pub const FLUSH_DELAY_MS: u32 = 32;
+pub(crate) const FLUSH_DELAY_MS: u32 = 32;
 
 /// Order-preserving coalescer; `emit` receives each batch's items.
-pub struct StreamBatcher<F: FnMut(Vec<BatchItem>)> {
+pub(crate) struct StreamBatcher<F: FnMut(Vec<StreamItem>)> {
     emit: F,
-    queue: Vec<BatchItem>,
+    queue: Vec<StreamItem>,
     /// When the oldest pending delta arrived; `Some` exactly while the queue
     /// holds something.
     pending_since: Option<f64>,
-    closed: bool,
 }
 
-impl<F: FnMut(Vec<BatchItem>)> StreamBatcher<F> {
-    pub fn new(emit: F) -> Self {
+impl<F: FnMut(Vec<StreamItem>)> StreamBatcher<F> {
+    pub(crate) fn new(emit: F) -> Self {
         StreamBatcher {
             emit,
             queue: Vec::new(),
             pending_since: None,
-            closed: false,
         }
     }
 
-    /// Queues `text` (empty text and pushes after [`cancel`](Self::cancel)
-    /// are ignored), merging it into the last item when the channel matches.
-    pub fn push(&mut self, now_ms: f64, channel: Channel, text: &str) {
-        if self.closed || text.is_empty() {
+    /// Queues `text` (empty text is ignored), merging it into the last item
+    /// when the channel matches.
+    pub(crate) fn push(&mut self, now_ms: f64, channel: StreamChannel, text: &str) {
+        if text.is_empty() {
             return;
         }
         match self.queue.last_mut() {
             Some(last) if last.channel == channel => last.text.push_str(text),
-            _ => self.queue.push(BatchItem {
+            _ => self.queue.push(StreamItem {
                 channel,
                 text: text.to_owned(),
             }),
@@ -54,12 +52,12 @@ impl<F: FnMut(Vec<BatchItem>)> StreamBatcher<F> {
     }
 
     /// When the pending batch is due, if anything is pending.
-    pub fn deadline_ms(&self) -> Option<f64> {
+    pub(crate) fn deadline_ms(&self) -> Option<f64> {
         self.pending_since.map(|since| since + f64::from(FLUSH_DELAY_MS))
     }
 
     /// Emits the pending batch if its deadline has passed.
-    pub fn flush_if_due(&mut self, now_ms: f64) -> bool {
+    pub(crate) fn flush_if_due(&mut self, now_ms: f64) -> bool {
         match self.deadline_ms() {
             Some(deadline) if now_ms >= deadline => {
                 self.flush();
@@ -71,9 +69,9 @@ impl<F: FnMut(Vec<BatchItem>)> StreamBatcher<F> {
 
     /// Emits everything pending now (before tool events and terminal events,
     /// so the panel sees text and tools in the order they happened).
-    pub fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         self.pending_since = None;
-        if self.closed || self.queue.is_empty() {
+        if self.queue.is_empty() {
             return;
         }
         let max = MAX_STREAM_BATCH_ITEMS as usize;
@@ -85,22 +83,6 @@ impl<F: FnMut(Vec<BatchItem>)> StreamBatcher<F> {
         }
         (self.emit)(items);
     }
-
-    /// Drops what is pending and ignores every later push and flush.
-    pub fn cancel(&mut self) {
-        self.queue.clear();
-        self.pending_since = None;
-        self.closed = true;
-    }
-
-    /// Items waiting for the next batch.
-    pub fn pending_items(&self) -> usize {
-        self.queue.len()
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.closed
-    }
 }
 
 #[cfg(test)]
@@ -109,8 +91,8 @@ mod tests {
     use proptest::prelude::*;
     use std::cell::RefCell;
 
-    fn item(channel: Channel, text: &str) -> BatchItem {
-        BatchItem {
+    fn item(channel: StreamChannel, text: &str) -> StreamItem {
+        StreamItem {
             channel,
             text: text.to_owned(),
         }
@@ -120,18 +102,18 @@ mod tests {
     fn merges_only_adjacent_channels_and_keeps_order() {
         let emitted = RefCell::new(Vec::new());
         let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
-        batcher.push(0.0, Channel::Reasoning, "a");
-        batcher.push(1.0, Channel::Reasoning, "b");
-        batcher.push(2.0, Channel::Content, "c");
-        batcher.push(3.0, Channel::Reasoning, "d");
-        batcher.push(4.0, Channel::Content, "");
+        batcher.push(0.0, StreamChannel::Reasoning, "a");
+        batcher.push(1.0, StreamChannel::Reasoning, "b");
+        batcher.push(2.0, StreamChannel::Content, "c");
+        batcher.push(3.0, StreamChannel::Reasoning, "d");
+        batcher.push(4.0, StreamChannel::Content, "");
         batcher.flush();
         assert_eq!(
             *emitted.borrow(),
             vec![vec![
-                item(Channel::Reasoning, "ab"),
-                item(Channel::Content, "c"),
-                item(Channel::Reasoning, "d"),
+                item(StreamChannel::Reasoning, "ab"),
+                item(StreamChannel::Content, "c"),
+                item(StreamChannel::Reasoning, "d"),
             ]]
         );
     }
@@ -141,15 +123,15 @@ mod tests {
         let emitted = RefCell::new(Vec::new());
         let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
         assert_eq!(batcher.deadline_ms(), None);
-        batcher.push(100.0, Channel::Content, "x");
-        batcher.push(120.0, Channel::Content, "y");
+        batcher.push(100.0, StreamChannel::Content, "x");
+        batcher.push(120.0, StreamChannel::Content, "y");
         assert_eq!(batcher.deadline_ms(), Some(132.0));
         assert!(!batcher.flush_if_due(131.0));
         assert!(batcher.flush_if_due(132.0));
-        assert_eq!(*emitted.borrow(), vec![vec![item(Channel::Content, "xy")]]);
+        assert_eq!(*emitted.borrow(), vec![vec![item(StreamChannel::Content, "xy")]]);
         assert_eq!(batcher.deadline_ms(), None);
         assert!(!batcher.flush_if_due(1_000.0), "nothing pending, nothing emitted");
-        batcher.push(140.0, Channel::Content, "z");
+        batcher.push(140.0, StreamChannel::Content, "z");
         assert_eq!(batcher.deadline_ms(), Some(172.0));
     }
 
@@ -158,7 +140,7 @@ mod tests {
         let emitted = RefCell::new(Vec::new());
         let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
         for _ in 0..5_000 {
-            batcher.push(0.0, Channel::Content, "x");
+            batcher.push(0.0, StreamChannel::Content, "x");
         }
         assert!(emitted.borrow().is_empty());
         batcher.flush();
@@ -173,29 +155,15 @@ mod tests {
         let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
         for index in 0..600 {
             let channel = if index % 2 == 0 {
-                Channel::Content
+                StreamChannel::Content
             } else {
-                Channel::Reasoning
+                StreamChannel::Reasoning
             };
             batcher.push(0.0, channel, "t");
         }
         batcher.flush();
         let sizes: Vec<usize> = emitted.borrow().iter().map(Vec::len).collect();
         assert_eq!(sizes, [256, 256, 88]);
-    }
-
-    #[test]
-    fn cancel_drops_pending_and_later_output() {
-        let emitted = RefCell::new(Vec::<Vec<BatchItem>>::new());
-        let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
-        batcher.push(0.0, Channel::Content, "before");
-        batcher.cancel();
-        batcher.flush();
-        batcher.push(1.0, Channel::Content, "after");
-        batcher.flush();
-        assert!(emitted.borrow().is_empty());
-        assert!(batcher.is_cancelled());
-        assert_eq!(batcher.pending_items(), 0);
     }
 
     #[derive(Debug, Clone)]
@@ -219,12 +187,12 @@ mod tests {
             let emitted = RefCell::new(Vec::new());
             let mut batcher = StreamBatcher::new(|items| emitted.borrow_mut().push(items));
             let mut now = 0.0;
-            let mut pushed: Vec<(Channel, String)> = Vec::new();
+            let mut pushed: Vec<(StreamChannel, String)> = Vec::new();
             for step in &steps {
                 match step {
                     Step::Push(reasoning, text, dt) => {
                         now += f64::from(*dt);
-                        let channel = if *reasoning { Channel::Reasoning } else { Channel::Content };
+                        let channel = if *reasoning { StreamChannel::Reasoning } else { StreamChannel::Content };
                         batcher.push(now, channel, text);
                         pushed.push((channel, text.clone()));
                     }
@@ -237,7 +205,7 @@ mod tests {
             }
             batcher.flush();
             let batches = emitted.into_inner();
-            let mut seen: Vec<(Channel, String)> = Vec::new();
+            let mut seen: Vec<(StreamChannel, String)> = Vec::new();
             for batch in &batches {
                 prop_assert!(!batch.is_empty() && batch.len() <= 256);
                 for pair in batch.windows(2) {
@@ -249,7 +217,7 @@ mod tests {
                 }
             }
             // The same characters in the same order, channel by channel.
-            let flatten = |list: &[(Channel, String)]| -> Vec<(Channel, char)> {
+            let flatten = |list: &[(StreamChannel, String)]| -> Vec<(StreamChannel, char)> {
                 list.iter().flat_map(|(c, t)| t.chars().map(move |ch| (*c, ch))).collect()
             };
             prop_assert_eq!(flatten(&seen), flatten(&pushed));

@@ -14,14 +14,14 @@ use protocol::page_bridge::{
 
 /// What [`ensure_main_world_registration`] had to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegistrationAction {
+enum RegistrationAction {
     Registered,
     Unchanged,
     RemovedLegacy,
     Updated,
 }
 
-pub fn desired_main_registration() -> Registration {
+fn desired_main_registration() -> Registration {
     Registration {
         id: MAIN_CONTENT_SCRIPT_ID.to_owned(),
         matches: TYPST_MATCHES.iter().map(|m| (*m).to_owned()).collect(),
@@ -41,7 +41,7 @@ fn same_registration(actual: &Registration, desired: &Registration) -> bool {
 }
 
 /// Removes legacy registrations and registers or updates the current one.
-pub async fn ensure_main_world_registration(scripting: &impl Scripting) -> Result<RegistrationAction, PlatformError> {
+async fn ensure_main_world_registration(scripting: &impl Scripting) -> Result<RegistrationAction, PlatformError> {
     let mut ids = vec![MAIN_CONTENT_SCRIPT_ID];
     ids.extend_from_slice(LEGACY_MAIN_CONTENT_SCRIPT_IDS);
     let registered = scripting.registered(&ids).await?;
@@ -73,7 +73,7 @@ pub async fn ensure_main_world_registration(scripting: &impl Scripting) -> Resul
 
 /// Runs the content scripts in every open typst.app tab, isolated world
 /// first. The scripts are idempotent; a tab that refuses is skipped.
-pub async fn inject_into_open_typst_tabs(
+async fn inject_into_open_typst_tabs(
     tabs: &impl Tabs,
     scripting: &impl Scripting,
 ) -> Result<Vec<(i64, Result<(), PlatformError>)>, PlatformError> {
@@ -94,7 +94,7 @@ pub async fn inject_into_open_typst_tabs(
 /// The whole start-up sequence. Each step's failure is reported but does not
 /// stop the later steps: a worker that cannot inject into one tab still
 /// serves the panel.
-pub async fn run(
+pub(crate) async fn run(
     storage: &impl Storage,
     tabs: &impl Tabs,
     scripting: &impl Scripting,
@@ -174,6 +174,7 @@ mod tests {
             block_on(ensure_main_world_registration(&browser)),
             Ok(RegistrationAction::Updated)
         );
+        assert_eq!(browser.registrations(), [desired_main_registration()], "now persistent");
     }
 
     #[test]

@@ -50,10 +50,12 @@ impl Drop for CallbackGuard {
 }
 
 impl Cancellation {
+    /// A cancellation that has not fired.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Whether it has fired.
     pub fn is_cancelled(&self) -> bool {
         self.0.borrow().cancelled
     }
@@ -96,7 +98,7 @@ impl Cancellation {
     }
 
     /// Resolves when cancelled.
-    pub fn cancelled(&self) -> WaitCancelled {
+    pub(crate) fn cancelled(&self) -> WaitCancelled {
         WaitCancelled(self.clone())
     }
 
@@ -119,7 +121,7 @@ impl Cancellation {
 
     /// A child that is cancelled with this one but can also be cancelled on
     /// its own (for one operation inside a run).
-    pub fn child(&self) -> (Cancellation, CallbackGuard) {
+    pub(crate) fn child(&self) -> (Cancellation, CallbackGuard) {
         let child = Cancellation::new();
         let for_callback = child.clone();
         let guard = self.on_cancel(move || for_callback.cancel());
@@ -128,7 +130,7 @@ impl Cancellation {
 }
 
 /// The future of [`Cancellation::cancelled`].
-pub struct WaitCancelled(Cancellation);
+pub(crate) struct WaitCancelled(Cancellation);
 
 impl Future for WaitCancelled {
     type Output = ();

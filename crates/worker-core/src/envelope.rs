@@ -2,56 +2,64 @@
 //!
 //! The worker answers only messages that carry a `requestId`; everything it
 //! answers is a `PROTOCOL_RESPONSE` envelope echoing `requestId` and `runId`.
+//! The door parses each message once, with the protocol's exact parser, and
+//! hands the routes the typed payload: nothing behind it parses again.
 
-use protocol::{MessageType, ParseOptions};
-use serde_json::{Map, Value, json};
+use protocol::{MessageType, ParseOptions, Payload};
+use serde_json::{Value, json};
 
 /// A refused message or a failed request, with a stable code.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RequestError {
-    pub code: &'static str,
-    pub message: String,
-    pub path: &'static str,
+pub(crate) struct RequestError {
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
     /// Structured facts the panel needs beside the message (e.g. how far a
     /// revert cascade got before it stopped); sent as `error.details`.
-    pub details: Option<Value>,
+    pub(crate) details: Option<Value>,
 }
 
 impl RequestError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
         RequestError {
             code,
             message: message.into(),
-            path: "$",
             details: None,
         }
     }
 
-    pub fn with_details(mut self, details: Value) -> Self {
+    /// A known message type the worker does not serve.
+    pub(crate) fn unrouted(message_type: MessageType) -> Self {
+        RequestError::new(
+            "UNROUTED_MESSAGE",
+            format!("{} has no route in the worker.", message_type.as_str()),
+        )
+    }
+
+    pub(crate) fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
 }
 
-/// A message that passed the envelope checks.
+/// A message that passed the envelope checks, with its typed payload.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Request {
-    pub message_type: MessageType,
-    pub request_id: String,
-    pub run_id: Option<String>,
-    pub payload: Map<String, Value>,
+pub(crate) struct Request {
+    pub(crate) request_id: String,
+    /// Present whenever the type is run-scoped (the parser requires it).
+    pub(crate) run_id: Option<String>,
+    pub(crate) payload: Payload,
 }
 
 /// The `requestId` of a message, if it is a string: only such messages get an
 /// answer, even when they are otherwise invalid.
-pub fn reply_request_id(message: &Value) -> Option<&str> {
+pub(crate) fn reply_request_id(message: &Value) -> Option<&str> {
     message.get("requestId").and_then(Value::as_str)
 }
 
 /// Checks the whole message with the protocol's exact parser: known type,
 /// ids where the type needs them, no unknown envelope or payload fields, and
 /// every payload bound. The error names the JSON path that failed.
-pub fn check(message: &Value) -> Result<Request, RequestError> {
+pub(crate) fn check(message: &Value) -> Result<Request, RequestError> {
     let envelope = protocol::parse_envelope(message, &ParseOptions::default()).map_err(|error| {
         let path = if error.path.is_empty() {
             "$".to_owned()
@@ -60,16 +68,10 @@ pub fn check(message: &Value) -> Result<Request, RequestError> {
         };
         RequestError::new(error.code.as_str(), format!("{} (at {path})", error.message))
     })?;
-    let payload = message
-        .get("payload")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
     Ok(Request {
-        message_type: envelope.payload.message_type(),
         request_id: envelope.request_id.unwrap_or_default(),
         run_id: envelope.run_id,
-        payload,
+        payload: envelope.payload,
     })
 }
 
@@ -85,11 +87,11 @@ fn response(request_id: &str, run_id: Option<&str>, payload: Value) -> Value {
     envelope
 }
 
-pub fn success(request_id: &str, run_id: Option<&str>, data: Value) -> Value {
+pub(crate) fn success(request_id: &str, run_id: Option<&str>, data: Value) -> Value {
     response(request_id, run_id, json!({ "ok": true, "data": data }))
 }
 
-pub fn failure(request_id: &str, run_id: Option<&str>, error: &RequestError) -> Value {
+pub(crate) fn failure(request_id: &str, run_id: Option<&str>, error: &RequestError) -> Value {
     let mut body = json!({ "code": error.code, "message": error.message });
     if let (Some(details), Some(map)) = (&error.details, body.as_object_mut()) {
         map.insert("details".into(), details.clone());
@@ -98,7 +100,7 @@ pub fn failure(request_id: &str, run_id: Option<&str>, error: &RequestError) -> 
 }
 
 /// A request envelope the worker sends (broadcasts carry a fresh requestId).
-pub fn request(message_type: MessageType, request_id: String, payload: Value) -> Value {
+pub(crate) fn request(message_type: MessageType, request_id: String, payload: Value) -> Value {
     json!({ "type": message_type.as_str(), "requestId": request_id, "payload": payload })
 }
 
@@ -110,7 +112,7 @@ mod tests {
     fn accepts_a_request_and_keeps_its_ids() {
         let request = check(&json!({"type": "LOAD_THEME", "requestId": "r-1", "payload": {}}));
         assert_eq!(
-            request.map(|r| (r.message_type, r.request_id)),
+            request.map(|r| (r.payload.message_type(), r.request_id)),
             Ok((MessageType::LoadTheme, "r-1".into()))
         );
     }

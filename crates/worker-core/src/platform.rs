@@ -16,14 +16,14 @@ impl std::fmt::Display for PlatformError {
     }
 }
 
-/// `chrome.storage.local`. Multi-key writes and removals are one call each,
-/// so Chrome applies them together.
+/// `chrome.storage.local`. A removal of several keys is one call, so Chrome
+/// applies it at once.
 pub trait Storage {
+    /// The value under `key`, `None` when nothing is stored there.
     async fn get(&self, key: &str) -> Result<Option<Value>, PlatformError>;
+    /// Stores `value` under `key`.
     async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError>;
-    /// The values of those `keys` that exist.
-    async fn get_many(&self, keys: &[String]) -> Result<serde_json::Map<String, Value>, PlatformError>;
-    async fn set_many(&self, items: serde_json::Map<String, Value>) -> Result<(), PlatformError>;
+    /// Removes every key of `keys` (absent ones are no error).
     async fn remove(&self, keys: &[String]) -> Result<(), PlatformError>;
     /// Every stored key.
     async fn keys(&self) -> Result<Vec<String>, PlatformError>;
@@ -37,16 +37,21 @@ pub trait Storage {
 /// One browser tab as the core sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tab {
+    /// Chrome's tab id (absent for some special tabs).
     pub id: Option<i64>,
+    /// The window the tab belongs to.
     pub window_id: Option<i64>,
+    /// The URL the tab shows; empty when the extension may not see it.
     pub url: String,
 }
 
 /// `chrome.tabs` and `chrome.sidePanel`.
 pub trait Tabs {
+    /// Every open tab.
     async fn all(&self) -> Result<Vec<Tab>, PlatformError>;
     /// The active tab of the last focused window, if any.
     async fn active(&self) -> Result<Option<Tab>, PlatformError>;
+    /// One tab; an error when it no longer exists.
     async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError>;
     /// Enables the side panel on `tab_id` (with its page) or disables it.
     async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError>;
@@ -55,33 +60,48 @@ pub trait Tabs {
 /// The world a script runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum World {
+    /// The extension's isolated world (`ISOLATED`).
     Isolated,
+    /// The page's own world (`MAIN`), where CodeMirror lives.
     Main,
 }
 
 /// A dynamic content-script registration, as `chrome.scripting` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
+    /// The registration's own id.
     pub id: String,
+    /// URL match patterns of the pages it runs on.
     pub matches: Vec<String>,
+    /// Script files, in load order.
     pub js: Vec<String>,
+    /// When it runs (`document_start`, `document_idle`, …).
     pub run_at: String,
+    /// The world it runs in.
     pub world: World,
+    /// Whether Chrome keeps it across browser sessions.
     pub persist_across_sessions: bool,
 }
 
 /// `chrome.scripting`.
 pub trait Scripting {
+    /// The registrations among `ids` that exist.
     async fn registered(&self, ids: &[&str]) -> Result<Vec<Registration>, PlatformError>;
+    /// Registers a new content script.
     async fn register(&self, registration: &Registration) -> Result<(), PlatformError>;
+    /// Replaces the registration with the same id.
     async fn update(&self, registration: &Registration) -> Result<(), PlatformError>;
+    /// Removes the registrations with these ids.
     async fn unregister(&self, ids: &[String]) -> Result<(), PlatformError>;
+    /// Runs `files` once in tab `tab_id` (pages that were open before the
+    /// extension started).
     async fn execute_files(&self, tab_id: i64, files: &[&str], world: World) -> Result<(), PlatformError>;
 }
 
 /// `chrome.runtime.sendMessage` to every extension page; undelivered
 /// broadcasts (no panel open) are not errors.
 pub trait Messenger {
+    /// Sends `message` to every extension page, without waiting.
     fn broadcast(&self, message: Value);
     /// A fresh, unique `requestId` for a broadcast envelope.
     fn new_request_id(&self) -> String;
@@ -104,12 +124,16 @@ pub trait Pages {
     async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError>;
 }
 
-/// One HTTP request the worker makes (model endpoints, tools, MCP servers).
+/// One HTTP request the worker makes (model endpoints).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpRequest {
+    /// The absolute URL, already checked by the endpoint policy.
     pub url: String,
+    /// `GET` or `POST`.
     pub method: String,
+    /// Header names and values, in the order they are sent.
     pub headers: Vec<(String, String)>,
+    /// The request body, if any.
     pub body: Option<String>,
 }
 
@@ -129,14 +153,18 @@ pub trait ResponseBody {
     async fn next_chunk(&mut self) -> Option<Result<Vec<u8>, NetworkError>>;
 }
 
+/// The status and headers of a response, and its body still to be read.
 pub struct HttpResponse<B> {
+    /// The HTTP status code.
     pub status: u16,
     /// Header names in lower case.
     pub headers: Vec<(String, String)>,
+    /// The body, read chunk by chunk.
     pub body: B,
 }
 
 impl<B> HttpResponse<B> {
+    /// The first header named `name` (in any case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -148,7 +176,9 @@ impl<B> HttpResponse<B> {
 /// `fetch` with redirects refused; cancelling `cancel` aborts the request
 /// and any body read in progress.
 pub trait Network {
+    /// The body of a response.
     type Body: ResponseBody;
+    /// Sends `request`; resolves once the status and headers arrived.
     async fn fetch(
         &self,
         request: HttpRequest,
@@ -159,19 +189,33 @@ pub trait Network {
 /// Everything the worker reaches outside itself, bundled so the core is
 /// generic over one type: Chrome in the extension, fakes in tests.
 pub trait Platform {
+    /// `chrome.storage.local`.
     type Storage: Storage;
+    /// `chrome.tabs` and `chrome.sidePanel`.
     type Tabs: Tabs;
+    /// `chrome.scripting`.
     type Scripting: Scripting;
+    /// Broadcasts to the extension's pages.
     type Messenger: Messenger;
+    /// Time, timers and fresh ids.
     type Clock: Clock;
+    /// Messages to a tab's content script.
     type Pages: Pages;
+    /// `fetch`.
     type Network: Network;
 
+    /// The storage.
     fn storage(&self) -> &Self::Storage;
+    /// The tabs and the side panel.
     fn tabs(&self) -> &Self::Tabs;
+    /// Content-script registration and injection.
     fn scripting(&self) -> &Self::Scripting;
+    /// Broadcasts to the extension's pages.
     fn messenger(&self) -> &Self::Messenger;
+    /// Time, timers and fresh ids.
     fn clock(&self) -> &Self::Clock;
+    /// Messages to a tab's content script.
     fn pages(&self) -> &Self::Pages;
+    /// HTTP requests.
     fn network(&self) -> &Self::Network;
 }

@@ -12,19 +12,19 @@
 //! approval mode means "ask".
 
 use crate::platform::Storage;
-use crate::sessions::{MutationQueue, StorageError, StorageErrorCode};
+use crate::storage::{MutationQueue, StorageError, StorageErrorCode};
 use protocol::constants::{EditorApprovalMode, SendMessageShortcut, storage_keys};
 use protocol::endpoint_policy::{InsecureAcknowledgement, InsecureConsent, validate_endpoint_value};
 use protocol::payloads::{RegistryMutation, SaveSettings};
 use serde_json::{Map, Value, json};
 
 /// History cap used when the stored one is missing or not a number.
-pub const DEFAULT_MAX_HISTORY_MESSAGES: u32 = 40;
+pub(crate) const DEFAULT_MAX_HISTORY_MESSAGES: u32 = 40;
 /// Longest model id.
-pub const MAX_MODEL_ID_CHARS: usize = 128;
+const MAX_MODEL_ID_CHARS: usize = 128;
 
 /// The settings of a fresh install.
-pub fn defaults() -> Map<String, Value> {
+fn defaults() -> Map<String, Value> {
     let value = json!({
         "systemPrompt": "",
         "models": [],
@@ -43,7 +43,7 @@ pub fn defaults() -> Map<String, Value> {
 /// A model record with its cleartext acknowledgement recomputed from its
 /// URL and stored origin. Something that is not a record keeps only the
 /// (false) acknowledgement, so validation then refuses it for its id.
-pub fn normalize_model(model: &Value) -> Value {
+fn normalize_model(model: &Value) -> Value {
     let mut record = model.as_object().cloned().unwrap_or_default();
     InsecureAcknowledgement::normalize(&record, "apiBaseUrl").apply_to(&mut record);
     Value::Object(record)
@@ -65,7 +65,7 @@ fn is_model_id(id: &str) -> bool {
 /// array with recomputed acknowledgements, the active model defaults to the
 /// first one, a missing history cap becomes 40, and mode and shortcut fail
 /// closed.
-pub fn normalize_loaded(raw: Option<&Value>) -> Map<String, Value> {
+fn normalize_loaded(raw: Option<&Value>) -> Map<String, Value> {
     let mut settings = defaults();
     if let Some(stored) = raw.and_then(Value::as_object) {
         settings.extend(stored.clone());
@@ -100,7 +100,7 @@ fn normalize_scalars(settings: &mut Map<String, Value>) {
 }
 
 /// `LOAD_SETTINGS`: the normalised stored settings.
-pub async fn load(storage: &impl Storage) -> Result<Value, StorageError> {
+pub(crate) async fn load(storage: &impl Storage) -> Result<Value, StorageError> {
     let stored = storage
         .get(storage_keys::SETTINGS)
         .await
@@ -111,7 +111,7 @@ pub async fn load(storage: &impl Storage) -> Result<Value, StorageError> {
 /// The model a run uses when its request names none: the active model, or
 /// the first one if the active id is missing or dangling; `None` without
 /// models.
-pub fn active_model(settings: &Value) -> Option<Value> {
+pub(crate) fn active_model(settings: &Value) -> Option<Value> {
     let models = settings.get("models")?.as_array()?;
     let active = settings.get("activeModelId").and_then(Value::as_str);
     models
@@ -181,7 +181,7 @@ fn apply_model_mutation(
 
 /// Checks a candidate record before it is stored and repairs what can be
 /// repaired: dangling active and auto-name ids.
-pub fn validate(candidate: &Map<String, Value>) -> Result<Map<String, Value>, StorageError> {
+pub(crate) fn validate(candidate: &Map<String, Value>) -> Result<Map<String, Value>, StorageError> {
     let mut safe = defaults();
     safe.extend(candidate.clone());
     normalize_scalars(&mut safe);
@@ -240,7 +240,7 @@ pub fn validate(candidate: &Map<String, Value>) -> Result<Map<String, Value>, St
 ///
 /// With `fields` and/or `modelMutation` only those change, on top of the
 /// current stored record; without either the sent object replaces it.
-pub async fn save(
+pub(crate) async fn save(
     storage: &impl Storage,
     queue: &MutationQueue,
     request: &SaveSettings,
@@ -275,8 +275,8 @@ pub async fn save(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fakes::HookedStorage;
     use crate::fakes::{MemoryStorage, block_on};
-    use crate::sessions::test_storage::HookedStorage;
     use futures::future::join;
     use protocol::payloads::SettingsField;
 
@@ -297,7 +297,7 @@ mod tests {
     }
 
     fn save_now(storage: &MemoryStorage, request: SaveSettings) -> Result<Value, StorageError> {
-        block_on(save(storage, &MutationQueue::new(), &request))
+        block_on(save(storage, &MutationQueue::default(), &request))
     }
 
     fn loaded(storage: &MemoryStorage) -> Value {
@@ -540,7 +540,7 @@ mod tests {
     #[test]
     fn overlapping_writers_keep_each_others_changes() {
         let storage = MemoryStorage::default();
-        let queue = MutationQueue::new();
+        let queue = MutationQueue::default();
         let a = model("a", "https://a.example/v1");
         assert!(block_on(save(&storage, &queue, &request(json!({"models": [a]}), None, None))).is_ok());
         // Every storage call yields, so the two saves would interleave their

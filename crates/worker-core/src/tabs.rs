@@ -9,21 +9,21 @@ use crate::platform::{Messenger, PlatformError, Tab, Tabs};
 use protocol::MessageType;
 use serde_json::{Value, json};
 
-pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
 
-pub fn is_typst_app_url(url: &str) -> bool {
+pub(crate) fn is_typst_app_url(url: &str) -> bool {
     url.starts_with(TYPST_APP_PREFIX)
 }
 
 /// Enables or disables the panel for one tab. A tab that closed in between
 /// is not an error.
-pub async fn sync_side_panel(tabs: &impl Tabs, tab_id: i64, url: &str) {
+async fn sync_side_panel(tabs: &impl Tabs, tab_id: i64, url: &str) {
     // The tab may have closed since the event; nothing is left to sync then.
     let _ = tabs.set_side_panel_enabled(tab_id, is_typst_app_url(url)).await;
 }
 
 /// The `ACTIVE_TAB_CHANGED` payload for the active tab (or none).
-pub fn active_tab_payload(tab: Option<&Tab>) -> Value {
+fn active_tab_payload(tab: Option<&Tab>) -> Value {
     let url = tab.map(|tab| tab.url.as_str()).unwrap_or_default();
     json!({
         "onTypst": is_typst_app_url(url),
@@ -32,7 +32,7 @@ pub fn active_tab_payload(tab: Option<&Tab>) -> Value {
     })
 }
 
-pub async fn notify_active_tab(tabs: &impl Tabs, messenger: &impl Messenger) {
+async fn notify_active_tab(tabs: &impl Tabs, messenger: &impl Messenger) {
     // While the browser shuts down the query can fail; there is no panel to tell.
     if let Ok(active) = tabs.active().await {
         let payload = active_tab_payload(active.as_ref());
@@ -42,7 +42,7 @@ pub async fn notify_active_tab(tabs: &impl Tabs, messenger: &impl Messenger) {
 }
 
 /// Re-evaluates the panel for every tab, then tells open panels.
-pub async fn refresh_all(tabs: &impl Tabs, messenger: &impl Messenger) -> Result<(), PlatformError> {
+pub(crate) async fn refresh_all(tabs: &impl Tabs, messenger: &impl Messenger) -> Result<(), PlatformError> {
     for tab in tabs.all().await? {
         if let Some(id) = tab.id {
             sync_side_panel(tabs, id, &tab.url).await;

@@ -12,24 +12,25 @@
 use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Network};
-use crate::provider::race::{Either, first_of};
-use crate::provider::think::strip_inline_think;
 use crate::provider::{
     BodyError, ModelConfig, ProviderError, ProviderErrorCode, chat_request, http_error, read_bounded, send,
+    strip_inline_think,
 };
-use protocol::{MessageType, Payload, js, limits, parse_payload};
-use serde_json::{Map, Value, json};
+use crate::race::{Either, first_of};
+use protocol::payloads::GenerateSessionTitle;
+use protocol::{js, limits};
+use serde_json::{Value, json};
 
 /// How long a title may take.
-pub const TITLE_TIMEOUT_MS: u32 = 20_000;
+const TITLE_TIMEOUT_MS: u32 = 20_000;
 /// Messages of the chat the title is based on.
-pub const TITLE_MESSAGES: usize = 4;
+const TITLE_MESSAGES: usize = 4;
 /// UTF-16 units kept of each of them.
-pub const TITLE_MESSAGE_CHARS: usize = 400;
+const TITLE_MESSAGE_CHARS: usize = 400;
 /// UTF-16 units of a title before it is cut with `…`.
-pub const MAX_TITLE_CHARS: usize = 60;
+const MAX_TITLE_CHARS: usize = 60;
 /// Characters of an error body quoted in a title error.
-pub const TITLE_ERROR_BODY_CHARS: usize = 200;
+const TITLE_ERROR_BODY_CHARS: usize = 200;
 
 const TITLE_INSTRUCTIONS: &str = "You name chats so the user can find them again. Reply with a specific title of \
 two to four words for the chat transcript you are given. Write it in the language of the most recent User \
@@ -41,7 +42,7 @@ something is missing. Give only the title: no quotation marks, no final punctuat
 explanation, no prefix.";
 
 /// `User: …` / `Assistant: …` lines of the last four messages with text.
-pub fn summarize_for_title(messages: &[Value]) -> String {
+fn summarize_for_title(messages: &[Value]) -> String {
     let usable: Vec<(&str, &str)> = messages
         .iter()
         .filter_map(|message| {
@@ -73,7 +74,7 @@ fn is_wrapper(ch: char) -> bool {
 /// Cleans a model's title: surrounding quotes, backticks and spaces go,
 /// then trailing `.`, `!` and `?`; whitespace collapses; more than 60
 /// characters are cut and marked with `…`.
-pub fn sanitize_title(raw: &str) -> String {
+fn sanitize_title(raw: &str) -> String {
     let unwrapped = js::js_trim(raw).trim_matches(is_wrapper);
     let unpunctuated = unwrapped.trim_end_matches(['.', '!', '?']);
     let title = js::collapse_whitespace(unpunctuated);
@@ -133,7 +134,7 @@ fn answer_text(data: &Value) -> String {
 
 /// Asks `model` for a title of the chat `messages` (`{role, content}`).
 /// `TIMEOUT` after 20 s; `CANCELLED` when `cancel` fires first.
-pub async fn generate_session_title<N: Network, C: Clock>(
+async fn generate_session_title<N: Network, C: Clock>(
     network: &N,
     clock: &C,
     model: &ModelConfig,
@@ -231,19 +232,11 @@ fn request_error(error: ProviderError) -> RequestError {
 }
 
 /// The `GENERATE_SESSION_TITLE {modelConfig, messages}` route: `{ok:true, title}`.
-pub async fn handle<N: Network, C: Clock>(
+pub(crate) async fn route<N: Network, C: Clock>(
     network: &N,
     clock: &C,
-    payload: &Map<String, Value>,
+    request: GenerateSessionTitle,
 ) -> Result<Value, RequestError> {
-    let parsed = parse_payload(MessageType::GenerateSessionTitle, &Value::Object(payload.clone()))
-        .map_err(|error| RequestError::new(error.code_str(), error.message))?;
-    let Payload::GenerateSessionTitle(request) = parsed else {
-        return Err(RequestError::new(
-            "INVALID_TITLE_REQUEST",
-            "Title request requires modelConfig and messages.",
-        ));
-    };
     let model = ModelConfig::from_record(&Value::Object(request.model_config)).map_err(request_error)?;
     // No run owns a title request; the 20-second limit bounds it.
     let title = generate_session_title(network, clock, &model, &request.messages, &Cancellation::new())
@@ -255,7 +248,7 @@ pub async fn handle<N: Network, C: Clock>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fakes::network::{FakeChunk, FakeReply};
+    use crate::fakes::{FakeChunk, FakeReply};
     use crate::fakes::{FakeClock, FakeNetwork, block_on};
     use futures::FutureExt;
 
@@ -530,35 +523,40 @@ mod tests {
 
     #[test]
     fn the_route_validates_the_payload_and_the_model() {
-        let network = answering(200, json!({"choices": [{"message": {"content": "Named"}}]}));
-        let clock = FakeClock::default();
-        let payload = |value: Value| value.as_object().cloned().unwrap_or_default();
-        let ok = block_on(handle(
-            &network,
-            &clock,
-            &payload(json!({
+        let platform: crate::fakes::FakePlatform = crate::fakes::FakePlatform::default();
+        platform.network.set_responder(|_| {
+            Ok(FakeReply::text(
+                200,
+                "application/json",
+                &[r#"{"choices":[{"message":{"content":"Named"}}]}"#],
+            ))
+        });
+        let worker = crate::worker::Worker::new(platform);
+        let code = |payload: Value| crate::fakes::code(&worker, "GENERATE_SESSION_TITLE", payload);
+        let ok = crate::fakes::data(
+            &worker,
+            "GENERATE_SESSION_TITLE",
+            json!({
                 "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [user("hello")],
-            })),
-        ));
-        assert_eq!(ok, Ok(json!({"ok": true, "title": "Named"})));
-        assert_eq!(network.requests()[0].url, "https://model.example/chat/completions");
-        let code = |value: Value| {
-            block_on(handle(&network, &clock, &payload(value)))
-                .err()
-                .map(|e| e.code)
-        };
+            }),
+        );
+        assert_eq!(ok, json!({"ok": true, "title": "Named"}));
+        assert_eq!(
+            worker.platform.network.requests()[0].url,
+            "https://model.example/chat/completions"
+        );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": []})),
-            Some("MODEL_INCOMPLETE")
+            json!("MODEL_INCOMPLETE")
         );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": [], "x": 1})),
-            Some("UNKNOWN_PAYLOAD_FIELD")
+            json!("UNKNOWN_PAYLOAD_FIELD")
         );
         assert_eq!(
             code(json!({"modelConfig": [], "messages": []})),
-            Some("INVALID_TITLE_REQUEST")
+            json!("INVALID_TITLE_REQUEST")
         );
         assert_eq!(
             code(json!({
@@ -566,39 +564,14 @@ mod tests {
                     "insecureTransportAcknowledged": true},
                 "messages": [user("x")],
             })),
-            Some("INSECURE_CONFIRMATION_REQUIRED")
+            json!("INSECURE_CONFIRMATION_REQUIRED")
         );
         assert_eq!(
             code(json!({
                 "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [],
             })),
-            Some("TITLE_CONTEXT_EMPTY")
-        );
-    }
-
-    #[test]
-    fn the_worker_routes_title_requests() {
-        let platform: crate::fakes::FakePlatform = crate::fakes::FakePlatform::default();
-        platform.network.set_responder(|_| {
-            Ok(FakeReply::text(
-                200,
-                "application/json",
-                &[r#"{"choices":[{"message":{"content":"Routed"}}]}"#],
-            ))
-        });
-        let worker = crate::router::Worker::new(platform);
-        let answer = block_on(worker.handle_message(&json!({
-            "type": "GENERATE_SESSION_TITLE",
-            "requestId": "r1",
-            "payload": {
-                "modelConfig": {"apiBaseUrl": "https://model.example/v1", "apiKey": "k", "modelId": "m"},
-                "messages": [{"role": "user", "content": "hello"}],
-            },
-        })));
-        assert_eq!(
-            answer.map(|reply| reply["payload"].clone()),
-            Some(json!({"ok": true, "data": {"ok": true, "title": "Routed"}}))
+            json!("TITLE_CONTEXT_EMPTY")
         );
     }
 }

@@ -6,8 +6,8 @@ use crate::platform::{
     Clock, HttpRequest, HttpResponse, Messenger, Network, NetworkError, Pages, Platform, PlatformError, Registration,
     ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
-use crate::router::Worker;
 use crate::tabs;
+use crate::worker::Worker;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;
@@ -104,18 +104,6 @@ impl Storage for ChromeStorage {
 
     async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
         storage_set(to_js(&json!({ key: value }))?).await.map_err(js_error)?;
-        Ok(())
-    }
-
-    async fn get_many(&self, keys: &[String]) -> Result<serde_json::Map<String, Value>, PlatformError> {
-        if keys.is_empty() {
-            return Ok(serde_json::Map::new());
-        }
-        from_js(storage_get(to_js(keys)?).await.map_err(js_error)?)
-    }
-
-    async fn set_many(&self, items: serde_json::Map<String, Value>) -> Result<(), PlatformError> {
-        storage_set(to_js(&items)?).await.map_err(js_error)?;
         Ok(())
     }
 

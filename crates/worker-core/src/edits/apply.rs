@@ -1,5 +1,4 @@
-//! The commit path of editor writes inside a run, and the automatic document
-//! snapshot a run leaves behind.
+//! The commit path of editor writes inside a run.
 //!
 //! A write tool is resolved against one `edit` snapshot of the editor (read
 //! once the message's file is focused again). In Ask mode the proposal is
@@ -18,52 +17,27 @@
 //! text, editor or file would make Revert restore the wrong thing and is
 //! refused (`EDIT_CHECKPOINT_CONFLICT`).
 
-use crate::cancel::{Cancellation, Cancelled};
+use crate::cancel::Cancelled;
 use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
-use crate::journals::checkpoints::{Checkpoints, StageInput};
-use crate::journals::snapshots::Snapshots;
-use crate::journals::{DocumentState, JournalError, JournalStore};
-use crate::page_client;
-use crate::platform::{Clock, Platform, Tabs};
-use crate::runs::routes::time_value;
-use crate::runs::state::{RunContext, ToolOutput, tool_failure};
-use crate::tools::dispatch::{Call, Review, authorize};
-use crate::tools::preflight::{self, CallInfo};
-use crate::tools::read;
-use crate::tools::registry::Route;
-use content_bridge::context::PageContext;
+use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
+use crate::page_client::{self, edit_snapshot_request, file_identity_request};
+use crate::platform::{Clock, Platform};
+use crate::runs::{self, CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
 use content_bridge::edits::{EditError as PageEditError, PreviewOutcome, StaleReason};
-use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
+use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
 use protocol::js;
-use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageShowEditPreview, StreamDone};
+use protocol::payloads::{PageApplyEdit, PageShowEditPreview};
 use serde_json::{Map, Value, json};
-use std::future::Future;
 
 /// How often the preview is shown again after the page reported that
 /// another file is focused (each time after the file came back).
-pub const PREVIEW_FILE_ATTEMPTS: usize = 16;
+const PREVIEW_FILE_ATTEMPTS: usize = 16;
 /// How often an apply is retried after the page reported that another file
 /// is focused.
-pub const APPLY_FILE_RETRIES: usize = 15;
-/// The longest `snapshotWarning` of `AI_STREAM_DONE`.
-pub const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
-
-/// What a run remembers of its checkpoint between two writes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunCheckpoint {
-    pub id: String,
-    /// The document as the run's last write left it.
-    pub after_hash: String,
-    pub after_length: u64,
-    pub editor_token: String,
-    pub file_label: String,
-    pub created_at: f64,
-    /// The last commit could not be stored; it is retried before the next
-    /// write of the run.
-    pub needs_commit: bool,
-}
+const APPLY_FILE_RETRIES: usize = 15;
 
 /// One proposal: the snapshot it was computed against, its changes and the
 /// diff the user reviews.
@@ -148,16 +122,11 @@ async fn wait_for_message_file<P: Platform>(
     if run.message_file().is_none() {
         return Ok(Ok(()));
     }
-    let identity = ContextRequest {
-        tab_id: None,
-        projection: Some(ContextProjection::Numbered),
-        start_line: Some(1),
-        end_line: Some(1),
-        max_chars: Some(1),
-    };
-    Ok(read::message_file_context(run, call, identity, "editor change")
-        .await?
-        .map(|_| ()))
+    Ok(
+        message_file_context(run, call, file_identity_request(), "editor change")
+            .await?
+            .map(|_| ()),
+    )
 }
 
 fn stale_tab(when: &str) -> ToolOutput {
@@ -171,25 +140,21 @@ fn stale_tab(when: &str) -> ToolOutput {
 
 /// Runs one editor write: preflight, resolution, review (Ask) and commit.
 /// `Err` only when the run was cancelled.
-pub async fn run_editor_write<P: Platform>(
+pub(crate) async fn run_editor_write<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
-    call: Call<'_>,
+    call: CallInfo<'_>,
     args: &Map<String, Value>,
 ) -> Result<ToolOutput, Cancelled> {
-    let info = CallInfo {
-        id: call.id,
-        name: call.name,
-    };
     if let Some(needs) = route.preflight
-        && let Err(skipped) = preflight::capabilities(run, info, needs).await?
+        && let Err(skipped) = capabilities(run, call, needs).await?
     {
         return Ok(skipped);
     }
-    if read::check_tab(run).await?.is_err() {
+    if check_tab(run).await?.is_err() {
         return Ok(stale_tab("after this run began"));
     }
-    let proposal = match prepare(run, info, args).await? {
+    let proposal = match prepare(run, call, args).await? {
         Ok(PreparedCall::Change(proposal)) => proposal,
         Ok(PreparedCall::NoChanges) => {
             let mut result = Map::new();
@@ -200,13 +165,13 @@ pub async fn run_editor_write<P: Platform>(
         Err(failure) => return Ok(failure),
     };
     if run.approval_mode.get() == EditorApprovalMode::Auto {
-        if read::check_tab(run).await?.is_err() {
+        if check_tab(run).await?.is_err() {
             return Ok(stale_tab("before the change could be applied"));
         }
-        if let Err(failure) = wait_for_message_file(run, info).await? {
+        if let Err(failure) = wait_for_message_file(run, call).await? {
             return Ok(failure);
         }
-        return commit(run, info, &proposal, false).await;
+        return commit(run, call, &proposal, false).await;
     }
     let outcome = review_and_commit(run, route, call, args, &proposal).await;
     clear_preview(run, call.id).await;
@@ -219,14 +184,7 @@ async fn prepare<P: Platform>(
     call: CallInfo<'_>,
     args: &Map<String, Value>,
 ) -> Result<Result<PreparedCall, ToolOutput>, Cancelled> {
-    let request = ContextRequest {
-        tab_id: None,
-        projection: Some(ContextProjection::Edit),
-        start_line: None,
-        end_line: None,
-        max_chars: None,
-    };
-    let context = match read::message_file_context(run, call, request, "editor change").await? {
+    let context = match message_file_context(run, call, edit_snapshot_request(), "editor change").await? {
         Ok(context) => context,
         Err(failure) => return Ok(Err(failure)),
     };
@@ -267,18 +225,14 @@ impl PreparedCall {
 async fn review_and_commit<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
-    call: Call<'_>,
+    call: CallInfo<'_>,
     args: &Map<String, Value>,
     proposal: &Proposal,
 ) -> Result<ToolOutput, Cancelled> {
-    let info = CallInfo {
-        id: call.id,
-        name: call.name,
-    };
-    if let Err(failure) = wait_for_message_file(run, info).await? {
+    if let Err(failure) = wait_for_message_file(run, call).await? {
         return Ok(failure);
     }
-    let drawn = match show_preview(run, info, proposal).await? {
+    let drawn = match show_preview(run, call, proposal).await? {
         Ok(drawn) => drawn,
         Err(failure) => return Ok(failure),
     };
@@ -297,13 +251,13 @@ async fn review_and_commit<P: Platform>(
     if let Err(denied) = authorize(run, route, call, args, Some(review)).await? {
         return Ok(denied);
     }
-    if read::check_tab(run).await?.is_err() {
+    if check_tab(run).await?.is_err() {
         return Ok(stale_tab("while the change waited for review"));
     }
-    if let Err(failure) = wait_for_message_file(run, info).await? {
+    if let Err(failure) = wait_for_message_file(run, call).await? {
         return Ok(failure);
     }
-    commit(run, info, proposal, true).await
+    commit(run, call, proposal, true).await
 }
 
 /// `PAGE_SHOW_EDIT_PREVIEW`, drawn again after the file came back when the
@@ -417,11 +371,7 @@ async fn commit<P: Platform>(
         ));
     }
 
-    let journal = Checkpoints::new(JournalStore::new(
-        run.platform.storage(),
-        run.platform.clock(),
-        &run.store.queue,
-    ));
+    let journal = Checkpoints::new(JournalStore::on(run.platform, &run.store.queue));
     let new_id = format!("edit-{}", run.platform.clock().uuid());
     let request = proposal.apply_request(call.id, reviewed_diff);
     let mut retries = 0;
@@ -477,9 +427,7 @@ async fn commit<P: Platform>(
         needs_commit: warning.is_some(),
     });
     // The chat's automatic snapshot showed the document before this write.
-    let _ = snapshot_journal(run)
-        .delete_automatic_for_file(&run.project_id, &run.session_id, Some(&file_label))
-        .await;
+    runs::forget_after_write(run, &file_label).await;
 
     let mut receipt = Map::new();
     receipt.insert("ok".into(), Value::Bool(true));
@@ -487,143 +435,12 @@ async fn commit<P: Platform>(
     receipt.insert("reviewed_diff".into(), Value::Bool(reviewed_diff));
     receipt.insert(
         "editCheckpoint".into(),
-        json!({"id": checkpoint_id, "status": "applied", "fileLabel": file_label, "createdAt": time_value(created_at)}),
+        json!({"id": checkpoint_id, "status": "applied", "fileLabel": file_label, "createdAt": js::number_value(created_at)}),
     );
     if let Some(warning) = warning {
         receipt.insert("warning".into(), Value::String(warning));
     }
     Ok(receipt)
-}
-
-fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r, P::Storage, P::Clock> {
-    Snapshots::new(JournalStore::new(
-        run.platform.storage(),
-        run.platform.clock(),
-        &run.store.queue,
-    ))
-}
-
-// ----- the automatic snapshot -----
-
-/// The focused document as snapshot maintenance sees it.
-pub struct LiveDocument {
-    pub context: PageContext,
-    pub file_label: String,
-    pub text: String,
-}
-
-/// Reads the focused document of the run's tab, if the tab still shows the
-/// page the run started on (a tab that moved to another project must never
-/// feed this chat's snapshots). `cancel` is the run's while it runs; the
-/// reads after its end (Stop included) take a fresh one.
-pub async fn read_live_document<P: Platform>(
-    run: &RunContext<'_, P>,
-    cancel: &Cancellation,
-) -> Result<LiveDocument, String> {
-    let expected = run.tab_url.borrow().clone();
-    let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
-    let unchanged = match (run.platform.tabs().get(tab_id).await, expected) {
-        (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == expected,
-        _ => false,
-    };
-    if !unchanged {
-        return Err("the Typst tab was closed or has navigated since the run began".to_owned());
-    }
-    let request = ContextRequest {
-        tab_id: None,
-        projection: Some(ContextProjection::Edit),
-        start_line: None,
-        end_line: None,
-        max_chars: None,
-    };
-    let context = page_client::read_context(run.platform, run.tab_id, &request, Some(&run.run_id), cancel)
-        .await
-        .map_err(|error| error.message)?;
-    let Some(text) = context.text().map(str::to_owned) else {
-        return Err(context
-            .error()
-            .unwrap_or("the live Typst editor could not be read")
-            .to_owned());
-    };
-    let file_label = context.file_label();
-    Ok(LiveDocument {
-        context,
-        file_label,
-        text,
-    })
-}
-
-/// Removes the chat's automatic snapshot when the live document no longer
-/// matches it. Best effort; the read is returned so the run start can learn
-/// the focused file from it.
-pub async fn invalidate_diverged_snapshot<P: Platform>(
-    run: &RunContext<'_, P>,
-    cancel: &Cancellation,
-) -> Option<LiveDocument> {
-    let live = read_live_document(run, cancel).await.ok()?;
-    let _ = snapshot_journal(run)
-        .invalidate_diverged_automatic(
-            &run.project_id,
-            &run.session_id,
-            &live.file_label,
-            &DocumentState::of(&live.text),
-        )
-        .await;
-    Some(live)
-}
-
-/// How long a stopped or failed run waits for its divergence check before
-/// it reports its end anyway (a hung page must not delay the terminal event).
-pub const END_MAINTENANCE_GRACE_MS: u32 = 2_000;
-
-/// [`invalidate_diverged_snapshot`] at the end of a stopped or failed run,
-/// bounded by [`END_MAINTENANCE_GRACE_MS`].
-pub async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunContext<'_, P>) {
-    let fresh = Cancellation::new();
-    let mut check = std::pin::pin!(invalidate_diverged_snapshot(run, &fresh));
-    let mut grace = std::pin::pin!(run.platform.clock().sleep(END_MAINTENANCE_GRACE_MS));
-    // Whichever ends first ends the wait; the check goes first so a page
-    // that answers at once is never cut short.
-    std::future::poll_fn(|cx| {
-        if check.as_mut().poll(cx).is_ready() || grace.as_mut().poll(cx).is_ready() {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
-        }
-    })
-    .await;
-}
-
-/// After a complete run: one automatic snapshot of the focused document for
-/// the chat, or the warning `AI_STREAM_DONE` carries when it was not stored.
-pub async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_, P>) -> StreamDone {
-    let stored = match read_live_document(run, &Cancellation::new()).await {
-        Ok(live) => snapshot_journal(run)
-            .create_automatic(
-                &run.project_id,
-                &run.session_id,
-                &run.run_id,
-                &live.file_label,
-                &live.text,
-            )
-            .await
-            .map(|outcome| outcome.snapshot)
-            .map_err(|error| error.message),
-        Err(reason) => Err(reason),
-    };
-    match stored {
-        Ok(snapshot) => StreamDone {
-            snapshot: Some(snapshot),
-            snapshot_warning: None,
-        },
-        Err(reason) => {
-            let warning = format!("The response completed, but its document snapshot was not saved: {reason}");
-            StreamDone {
-                snapshot: None,
-                snapshot_warning: Some(js::truncate_utf16(&warning, MAX_SNAPSHOT_WARNING_CHARS).to_owned()),
-            }
-        }
-    }
 }
 
 #[cfg(test)]

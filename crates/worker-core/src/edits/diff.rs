@@ -23,11 +23,11 @@ use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
 use std::collections::HashMap;
 
 /// Rows of unchanged lines shown around each change.
-pub const DIFF_CONTEXT_LINES: usize = 3;
+const DIFF_CONTEXT_LINES: usize = 3;
 /// Most inserted plus deleted lines a diff may have (its edit distance).
-pub const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
+const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
 /// Most UTF-16 units of inserted and deleted line text in one diff.
-pub const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
+const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
 
 const fn limit(value: u32) -> usize {
     value as usize
@@ -40,7 +40,7 @@ fn too_large(message: String) -> EditError {
 /// The label a preview shows: the caller's file label, or the default label
 /// when it is blank, cut to the wire bound (the label is only displayed; the
 /// commit guard compares the caller's full label).
-pub fn preview_file_label(file_label: &str) -> String {
+fn preview_file_label(file_label: &str) -> String {
     if !js::is_non_blank(file_label) {
         return DEFAULT_EDIT_FILE_LABEL.to_owned();
     }
@@ -171,7 +171,7 @@ fn op_rows(op: &DiffOp, old: &[&str], new: &[&str], rows: &mut Vec<DiffRow>) {
 /// [`MAX_DIFF_EDIT_DISTANCE`] changed lines, more than
 /// [`MAX_DIFF_CHANGED_TEXT_CHARS`] of changed text, or would exceed the wire
 /// bounds (hunks, rows, text) of a [`DiffPreview`].
-pub fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Option<DiffPreview>, EditError> {
+pub(crate) fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Option<DiffPreview>, EditError> {
     if before == after {
         return Ok(None);
     }
@@ -272,7 +272,7 @@ pub fn unified_diff(before: &str, after: &str, file_label: &str) -> Result<Optio
 /// What Revert and snapshot restore show and send: the live document is
 /// replaced as a whole by the saved text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WholeDocumentEdit {
+pub(crate) enum WholeDocumentEdit {
     /// The live document already equals the saved text: nothing to do.
     Unchanged,
     /// A replacement with its preview, or with a notice (the
@@ -287,7 +287,7 @@ pub enum WholeDocumentEdit {
 
 /// The single change that turns `current` into `target` (all of `current`,
 /// in UTF-16 units, replaced by `target`).
-pub fn whole_document_change(current: &str, target: &str) -> TextChange {
+pub(crate) fn whole_document_change(current: &str, target: &str) -> TextChange {
     TextChange {
         from: 0,
         to: js::utf16_len(current) as u64,
@@ -296,7 +296,7 @@ pub fn whole_document_change(current: &str, target: &str) -> TextChange {
 }
 
 /// The whole-document replacement from `current` to `target` and its diff.
-pub fn whole_document_edit(current: &str, target: &str, file_label: &str) -> WholeDocumentEdit {
+pub(crate) fn whole_document_edit(current: &str, target: &str, file_label: &str) -> WholeDocumentEdit {
     if current == target {
         return WholeDocumentEdit::Unchanged;
     }

@@ -8,7 +8,7 @@ use std::fmt;
 
 /// The stable code of an edit failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EditErrorCode {
+pub(crate) enum EditErrorCode {
     /// The tool is not one of the five editor writes.
     UnsupportedEditTool,
     /// No usable snapshot: no editor, no identity token, no cursor or no
@@ -32,7 +32,7 @@ pub enum EditErrorCode {
 
 impl EditErrorCode {
     /// The wire code.
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             EditErrorCode::UnsupportedEditTool => "UNSUPPORTED_EDIT_TOOL",
             EditErrorCode::EditContextUnavailable => "EDIT_CONTEXT_UNAVAILABLE",
@@ -49,13 +49,13 @@ impl EditErrorCode {
 
 /// A failed preparation: nothing was changed and nothing should be shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EditError {
-    pub code: EditErrorCode,
-    pub message: String,
+pub(crate) struct EditError {
+    pub(crate) code: EditErrorCode,
+    pub(crate) message: String,
 }
 
 impl EditError {
-    pub fn new(code: EditErrorCode, message: impl Into<String>) -> EditError {
+    pub(crate) fn new(code: EditErrorCode, message: impl Into<String>) -> EditError {
         EditError {
             code,
             message: message.into(),
@@ -63,7 +63,7 @@ impl EditError {
     }
 
     /// The wire code, e.g. `EDIT_TARGET_NOT_FOUND`.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         self.code.as_str()
     }
 }

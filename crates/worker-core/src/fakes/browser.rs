@@ -5,12 +5,16 @@ use crate::platform::{Messenger, PlatformError, Registration, Scripting, Tab, Ta
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
+
+/// The tabs of a fake browser, shared with whatever navigates them.
+type SharedTabs = Rc<RefCell<Vec<Tab>>>;
 
 /// Tabs, side panel, scripting and broadcasts of one fake browser.
 #[derive(Default)]
-pub struct FakeBrowser {
-    pub storage: MemoryStorage,
-    tabs: RefCell<Vec<Tab>>,
+pub(crate) struct FakeBrowser {
+    pub(crate) storage: MemoryStorage,
+    tabs: SharedTabs,
     active: Cell<Option<i64>>,
     panel: RefCell<BTreeMap<i64, bool>>,
     sent: RefCell<Vec<Value>>,
@@ -22,7 +26,7 @@ pub struct FakeBrowser {
 }
 
 impl FakeBrowser {
-    pub fn with_tabs(tabs: &[(i64, &str)]) -> Self {
+    pub(crate) fn with_tabs(tabs: &[(i64, &str)]) -> Self {
         let browser = FakeBrowser::default();
         *browser.tabs.borrow_mut() = tabs
             .iter()
@@ -34,29 +38,52 @@ impl FakeBrowser {
             .collect();
         browser
     }
-    pub fn activate(&self, id: i64) {
+    /// Shows `url` in tab `id` (a new tab of window 1 when there is none),
+    /// as the user navigating.
+    pub(crate) fn navigate(&self, id: i64, url: &str) {
+        navigate(&self.tabs, id, url);
+    }
+    /// [`navigate`](Self::navigate) for code that outlives a borrow of the
+    /// browser, such as a scripted model reply.
+    pub(crate) fn navigator(&self) -> impl Fn(i64, &str) + 'static {
+        let tabs = Rc::clone(&self.tabs);
+        move |id, url| navigate(&tabs, id, url)
+    }
+    pub(crate) fn activate(&self, id: i64) {
         self.active.set(Some(id));
     }
-    pub fn panel_state(&self, id: i64) -> Option<bool> {
+    pub(crate) fn panel_state(&self, id: i64) -> Option<bool> {
         self.panel.borrow().get(&id).copied()
     }
-    pub fn broadcasts(&self) -> Vec<Value> {
+    pub(crate) fn broadcasts(&self) -> Vec<Value> {
         self.sent.borrow().clone()
     }
-    pub fn registrations(&self) -> Vec<Registration> {
+    pub(crate) fn registrations(&self) -> Vec<Registration> {
         self.registrations.borrow().clone()
     }
-    pub fn add_registration(&self, registration: Registration) {
+    pub(crate) fn add_registration(&self, registration: Registration) {
         self.registrations.borrow_mut().push(registration);
     }
-    pub fn fail_registration(&self, message: &str) {
+    pub(crate) fn fail_registration(&self, message: &str) {
         *self.registration_failure.borrow_mut() = Some(message.to_owned());
     }
-    pub fn refuse_injection(&self, tab_id: i64) {
+    pub(crate) fn refuse_injection(&self, tab_id: i64) {
         self.refused_tabs.borrow_mut().insert(tab_id);
     }
-    pub fn injections(&self) -> Vec<(i64, usize, World)> {
+    pub(crate) fn injections(&self) -> Vec<(i64, usize, World)> {
         self.injected.borrow().clone()
+    }
+}
+
+fn navigate(tabs: &SharedTabs, id: i64, url: &str) {
+    let mut tabs = tabs.borrow_mut();
+    match tabs.iter_mut().find(|tab| tab.id == Some(id)) {
+        Some(tab) => url.clone_into(&mut tab.url),
+        None => tabs.push(Tab {
+            id: Some(id),
+            window_id: Some(1),
+            url: url.to_owned(),
+        }),
     }
 }
 

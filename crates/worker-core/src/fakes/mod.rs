@@ -3,16 +3,39 @@
 
 mod browser;
 mod clock;
-pub mod model;
-pub mod network;
+mod harness;
+mod hooked_storage;
+mod model;
+mod network;
 mod pages;
 mod platform;
 mod storage;
+mod typst_page;
 
-pub use browser::FakeBrowser;
-pub use clock::FakeClock;
-pub use futures::executor::block_on;
-pub use network::FakeNetwork;
-pub use pages::FakePages;
-pub use platform::FakePlatform;
-pub use storage::MemoryStorage;
+pub(crate) use browser::FakeBrowser;
+pub(crate) use clock::FakeClock;
+pub(crate) use futures::executor::block_on;
+pub(crate) use harness::{Harness, Pending, TAB, ask, code, data};
+pub(crate) use hooked_storage::HookedStorage;
+pub(crate) use model::{Scripts, calls, next_reply, sse, text};
+pub(crate) use network::{FakeBody, FakeChunk, FakeNetwork, FakeReply};
+pub(crate) use pages::FakePages;
+pub(crate) use platform::FakePlatform;
+pub(crate) use storage::MemoryStorage;
+pub(crate) use typst_page::{FakeTypstPages, TypstPage, diagnostic, file_value};
+
+/// Returns `Pending` once, so concurrent test futures interleave at every
+/// storage call.
+pub(crate) async fn yield_now() {
+    let mut yielded = false;
+    std::future::poll_fn(|cx| {
+        if yielded {
+            std::task::Poll::Ready(())
+        } else {
+            yielded = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}

@@ -11,10 +11,10 @@ use std::fmt::Display;
 use std::rc::Rc;
 
 /// Queued replies by model name.
-pub type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
+pub(crate) type Scripts = Rc<RefCell<HashMap<String, VecDeque<FakeReply>>>>;
 
 /// The next scripted reply of the model a request names.
-pub fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
+pub(crate) fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply, NetworkError> {
     let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
     let name = body["model"].as_str().unwrap_or_default().to_owned();
     scripts
@@ -26,7 +26,7 @@ pub fn next_reply(scripts: &Scripts, request: &HttpRequest) -> Result<FakeReply,
 
 /// One `data:` event per delta, then `[DONE]` — or `then` instead of it
 /// (a stall, a broken stream).
-pub fn sse(deltas: &[Value], then: Option<FakeChunk>) -> FakeReply {
+pub(crate) fn sse(deltas: &[Value], then: Option<FakeChunk>) -> FakeReply {
     let mut chunks: Vec<FakeChunk> = deltas
         .iter()
         .map(|delta| FakeChunk::Data(format!("data: {}\n\n", json!({"choices": [{"delta": delta}]})).into_bytes()))
@@ -40,13 +40,13 @@ pub fn sse(deltas: &[Value], then: Option<FakeChunk>) -> FakeReply {
 }
 
 /// A reply with only content.
-pub fn text(content: &str) -> FakeReply {
+pub(crate) fn text(content: &str) -> FakeReply {
     sse(&[json!({"content": content})], None)
 }
 
 /// A reply with tool calls `(id, name, arguments)`; the arguments are sent
 /// as their text (a JSON value, or a raw string that may be invalid JSON).
-pub fn calls<A: Display>(list: &[(&str, &str, A)]) -> FakeReply {
+pub(crate) fn calls<A: Display>(list: &[(&str, &str, A)]) -> FakeReply {
     let deltas: Vec<Value> = list
         .iter()
         .enumerate()

@@ -9,22 +9,22 @@ use std::collections::VecDeque;
 
 /// One piece of a scripted response body.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FakeChunk {
+pub(crate) enum FakeChunk {
     Data(Vec<u8>),
     Error(String),
     /// Waits until the request is cancelled, like a server that stops sending.
     Stall,
 }
 
-pub struct FakeReply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub chunks: Vec<FakeChunk>,
+pub(crate) struct FakeReply {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) chunks: Vec<FakeChunk>,
 }
 
 impl FakeReply {
     /// A reply with one content type and text split into the given chunks.
-    pub fn text(status: u16, content_type: &str, chunks: &[&str]) -> Self {
+    pub(crate) fn text(status: u16, content_type: &str, chunks: &[&str]) -> Self {
         FakeReply {
             status,
             headers: vec![("content-type".to_owned(), content_type.to_owned())],
@@ -35,7 +35,7 @@ impl FakeReply {
 
 type Responder = Box<dyn FnMut(&HttpRequest) -> Result<FakeReply, NetworkError>>;
 
-pub struct FakeNetwork {
+pub(crate) struct FakeNetwork {
     responder: RefCell<Responder>,
     requests: RefCell<Vec<HttpRequest>>,
 }
@@ -47,21 +47,24 @@ impl Default for FakeNetwork {
 }
 
 impl FakeNetwork {
-    pub fn answering(responder: impl FnMut(&HttpRequest) -> Result<FakeReply, NetworkError> + 'static) -> Self {
+    pub(crate) fn answering(responder: impl FnMut(&HttpRequest) -> Result<FakeReply, NetworkError> + 'static) -> Self {
         FakeNetwork {
             responder: RefCell::new(Box::new(responder)),
             requests: RefCell::new(Vec::new()),
         }
     }
-    pub fn set_responder(&self, responder: impl FnMut(&HttpRequest) -> Result<FakeReply, NetworkError> + 'static) {
+    pub(crate) fn set_responder(
+        &self,
+        responder: impl FnMut(&HttpRequest) -> Result<FakeReply, NetworkError> + 'static,
+    ) {
         *self.responder.borrow_mut() = Box::new(responder);
     }
-    pub fn requests(&self) -> Vec<HttpRequest> {
+    pub(crate) fn requests(&self) -> Vec<HttpRequest> {
         self.requests.borrow().clone()
     }
 }
 
-pub struct FakeBody {
+pub(crate) struct FakeBody {
     chunks: VecDeque<FakeChunk>,
     cancel: Cancellation,
 }

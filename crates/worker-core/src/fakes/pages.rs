@@ -7,7 +7,7 @@ use std::cell::RefCell;
 
 type Responder = Box<dyn FnMut(i64, &Value) -> Result<Option<Value>, PlatformError>>;
 
-pub struct FakePages {
+pub(crate) struct FakePages {
     responder: RefCell<Responder>,
     sent: RefCell<Vec<(i64, Value)>>,
 }
@@ -23,16 +23,21 @@ impl Default for FakePages {
 }
 
 impl FakePages {
-    pub fn answering(responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static) -> Self {
+    pub(crate) fn answering(
+        responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static,
+    ) -> Self {
         FakePages {
             responder: RefCell::new(Box::new(responder)),
             sent: RefCell::new(Vec::new()),
         }
     }
-    pub fn set_responder(&self, responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static) {
+    pub(crate) fn set_responder(
+        &self,
+        responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static,
+    ) {
         *self.responder.borrow_mut() = Box::new(responder);
     }
-    pub fn sent(&self) -> Vec<(i64, Value)> {
+    pub(crate) fn sent(&self) -> Vec<(i64, Value)> {
         self.sent.borrow().clone()
     }
 }

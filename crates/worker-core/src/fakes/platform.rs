@@ -6,11 +6,11 @@ use super::{FakeBrowser, FakeClock, FakeNetwork, FakePages, MemoryStorage};
 use crate::platform::{Pages, Platform};
 
 #[derive(Default)]
-pub struct FakePlatform<G: Pages = FakePages> {
-    pub browser: FakeBrowser,
-    pub clock: FakeClock,
-    pub pages: G,
-    pub network: FakeNetwork,
+pub(crate) struct FakePlatform<G: Pages = FakePages> {
+    pub(crate) browser: FakeBrowser,
+    pub(crate) clock: FakeClock,
+    pub(crate) pages: G,
+    pub(crate) network: FakeNetwork,
 }
 
 impl<G: Pages> Platform for FakePlatform<G> {

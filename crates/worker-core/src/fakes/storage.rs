@@ -1,28 +1,31 @@
 //! An in-memory `chrome.storage.local` with injectable write failures.
+//! Clones share one store, so a fake page can make the worker's storage fail
+//! at the moment the page applies an edit.
 
 use crate::platform::{PlatformError, Storage};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
-#[derive(Default)]
-pub struct MemoryStorage {
-    values: RefCell<BTreeMap<String, Value>>,
-    write_failure: RefCell<Option<String>>,
-    restricted: Cell<bool>,
+#[derive(Default, Clone)]
+pub(crate) struct MemoryStorage {
+    values: Rc<RefCell<BTreeMap<String, Value>>>,
+    write_failure: Rc<RefCell<Option<String>>>,
+    restricted: Rc<Cell<bool>>,
 }
 
 impl MemoryStorage {
-    pub fn value(&self, key: &str) -> Option<Value> {
+    pub(crate) fn value(&self, key: &str) -> Option<Value> {
         self.values.borrow().get(key).cloned()
     }
-    pub fn put(&self, key: &str, value: Value) {
+    pub(crate) fn put(&self, key: &str, value: Value) {
         self.values.borrow_mut().insert(key.to_owned(), value);
     }
-    pub fn fail_writes(&self, message: &str) {
+    pub(crate) fn fail_writes(&self, message: &str) {
         *self.write_failure.borrow_mut() = Some(message.to_owned());
     }
-    pub fn is_restricted(&self) -> bool {
+    pub(crate) fn is_restricted(&self) -> bool {
         self.restricted.get()
     }
 }
@@ -36,20 +39,6 @@ impl Storage for MemoryStorage {
             return Err(PlatformError(message));
         }
         self.put(key, value);
-        Ok(())
-    }
-    async fn get_many(&self, keys: &[String]) -> Result<Map<String, Value>, PlatformError> {
-        let values = self.values.borrow();
-        Ok(keys
-            .iter()
-            .filter_map(|k| values.get(k).map(|v| (k.clone(), v.clone())))
-            .collect())
-    }
-    async fn set_many(&self, items: Map<String, Value>) -> Result<(), PlatformError> {
-        if let Some(message) = self.write_failure.borrow().clone() {
-            return Err(PlatformError(message));
-        }
-        self.values.borrow_mut().extend(items);
         Ok(())
     }
     async fn remove(&self, keys: &[String]) -> Result<(), PlatformError> {
@@ -81,12 +70,6 @@ impl<T: Storage> Storage for &T {
     }
     async fn set(&self, key: &str, value: Value) -> Result<(), PlatformError> {
         (**self).set(key, value).await
-    }
-    async fn get_many(&self, keys: &[String]) -> Result<Map<String, Value>, PlatformError> {
-        (**self).get_many(keys).await
-    }
-    async fn set_many(&self, items: Map<String, Value>) -> Result<(), PlatformError> {
-        (**self).set_many(items).await
     }
     async fn remove(&self, keys: &[String]) -> Result<(), PlatformError> {
         (**self).remove(keys).await

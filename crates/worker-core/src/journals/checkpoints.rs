@@ -20,11 +20,11 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, json_bytes, length_value, limit, non_negative, nullable, number_value, optional_value, read_key,
-    remove_best_effort, remove_orphans, string_field, write_key,
+    is_sha256, length_value, limit, non_negative, nullable, optional_value, read_key, remove_best_effort,
+    remove_orphans, string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::sessions::{StorageError, StorageErrorCode};
+use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::is_valid_record_id;
 use protocol::edit_checkpoint::{
@@ -42,57 +42,57 @@ const MAX_UPDATED_CALL_ID_CHARS: usize = 128;
 
 /// One entry of the index (`CheckpointMeta`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CheckpointMeta {
-    pub id: String,
-    pub project_id: String,
-    pub session_id: String,
-    pub run_id: String,
-    pub call_id: String,
-    pub file_label: String,
-    pub status: EditCheckpointStatus,
+pub(crate) struct CheckpointMeta {
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) call_id: String,
+    pub(crate) file_label: String,
+    pub(crate) status: EditCheckpointStatus,
     /// `previousStatus: 'applied'`: a prepared entry that was applied before
     /// this write began, so rolling it back returns to `applied`.
-    pub previously_applied: bool,
+    pub(crate) previously_applied: bool,
     /// The document before the run (what the body holds).
-    pub before: DocumentState,
+    pub(crate) before: DocumentState,
     /// The document after the run's last committed write.
-    pub after: Option<DocumentState>,
+    pub(crate) after: Option<DocumentState>,
     /// The state a prepared write will reach if the page applies it.
-    pub pending_after: Option<DocumentState>,
+    pub(crate) pending_after: Option<DocumentState>,
     /// The state the document is in if the prepared write never landed.
-    pub previous_after: Option<DocumentState>,
-    pub created_at: f64,
-    pub updated_at: f64,
-    pub approx_bytes: f64,
-    pub body_key: Option<String>,
+    pub(crate) previous_after: Option<DocumentState>,
+    pub(crate) created_at: f64,
+    pub(crate) updated_at: f64,
+    pub(crate) approx_bytes: f64,
+    pub(crate) body_key: Option<String>,
 }
 
 /// An entry with its body's text (`None` when the body is gone or damaged).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CheckpointRecord {
-    pub meta: CheckpointMeta,
-    pub before_text: Option<String>,
+pub(crate) struct CheckpointRecord {
+    pub(crate) meta: CheckpointMeta,
+    pub(crate) before_text: Option<String>,
 }
 
 /// What staging needs: the entry's identity, the text before the run's first
 /// write, and the state that write will produce.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StageInput {
+pub(crate) struct StageInput {
     /// `edit-<uuid>`.
-    pub id: String,
-    pub project_id: String,
-    pub session_id: String,
-    pub run_id: String,
-    pub call_id: String,
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) call_id: String,
     /// The focused file; empty means [`DEFAULT_EDIT_FILE_LABEL`].
-    pub file_label: String,
-    pub before_text: String,
-    pub pending_after: DocumentState,
+    pub(crate) file_label: String,
+    pub(crate) before_text: String,
+    pub(crate) pending_after: DocumentState,
 }
 
 /// What [`Checkpoints::rollback_preparation`] did.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Rollback {
+pub(crate) enum Rollback {
     /// No prepared entry with that id: nothing to undo.
     Unchanged,
     /// The entry went back to its previous `applied` state.
@@ -115,7 +115,7 @@ fn pair(map: &Map<String, Value>, hash_key: &str, length_key: &str) -> Result<Op
 impl CheckpointMeta {
     /// Parses and validates one stored entry, including the invariants of
     /// its status; `None` for anything the journal could not have written.
-    pub fn parse(value: &Value) -> Option<CheckpointMeta> {
+    pub(crate) fn parse(value: &Value) -> Option<CheckpointMeta> {
         let map = value.as_object()?;
         let id = string_field(map, "id").filter(|id| is_valid_record_id(id))?;
         let status = EditCheckpointStatus::from_wire(string_field(map, "status")?)?;
@@ -178,7 +178,7 @@ impl CheckpointMeta {
     }
 
     /// The stored form (field names and `null`s as the original wrote them).
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         let hash = |state: &Option<DocumentState>| optional_value(state.as_ref().map(|s| s.hash.clone()));
         let length = |state: &Option<DocumentState>| optional_value(state.as_ref().map(|s| s.length));
         json!({
@@ -198,15 +198,15 @@ impl CheckpointMeta {
             "pendingAfterLength": length(&self.pending_after),
             "previousAfterHash": hash(&self.previous_after),
             "previousAfterLength": length(&self.previous_after),
-            "createdAt": number_value(self.created_at),
-            "updatedAt": number_value(self.updated_at),
-            "approxBytes": number_value(self.approx_bytes),
+            "createdAt": js::number_value(self.created_at),
+            "updatedAt": js::number_value(self.updated_at),
+            "approxBytes": js::number_value(self.approx_bytes),
             "bodyKey": optional_value(self.body_key.clone()),
         })
     }
 
     /// The receipt the panel shows; only applied and reverted entries have one.
-    pub fn receipt(&self) -> Option<PublicEditCheckpoint> {
+    pub(crate) fn receipt(&self) -> Option<PublicEditCheckpoint> {
         let status = match self.status {
             EditCheckpointStatus::Applied => PublicCheckpointStatus::Applied,
             EditCheckpointStatus::Reverted => PublicCheckpointStatus::Reverted,
@@ -230,7 +230,7 @@ impl CheckpointMeta {
 }
 
 /// The body key of checkpoint `id`.
-pub fn body_key(id: &str) -> String {
+pub(crate) fn body_key(id: &str) -> String {
     format!("{}{id}", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX)
 }
 
@@ -392,12 +392,12 @@ fn prune(
 }
 
 /// The checkpoint journal over one storage, clock and the worker's queue.
-pub struct Checkpoints<'a, S, C> {
+pub(crate) struct Checkpoints<'a, S, C> {
     store: JournalStore<'a, S, C>,
 }
 
 impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
-    pub fn new(store: JournalStore<'a, S, C>) -> Self {
+    pub(crate) fn new(store: JournalStore<'a, S, C>) -> Self {
         Checkpoints { store }
     }
 
@@ -412,7 +412,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     /// Stages the run's checkpoint before its first page commit: removes
     /// orphaned bodies, makes room, writes the body, then publishes the entry
     /// as `prepared`. If this fails the edit must not be sent.
-    pub async fn stage(&self, input: StageInput) -> Result<CheckpointMeta, JournalError> {
+    pub(crate) async fn stage(&self, input: StageInput) -> Result<CheckpointMeta, JournalError> {
         validate_stage(&input)?;
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
@@ -500,7 +500,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     /// Prepares a later write of the same run: the applied entry goes back to
     /// `prepared`, remembering its current final state in case the write
     /// never lands. `call_id` names the write (kept if `None`).
-    pub async fn prepare_update(
+    pub(crate) async fn prepare_update(
         &self,
         id: &str,
         pending: &DocumentState,
@@ -529,7 +529,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
 
     /// The page applied the prepared write: the pending state becomes the
     /// final state.
-    pub async fn commit(&self, id: &str) -> Result<PublicEditCheckpoint, JournalError> {
+    pub(crate) async fn commit(&self, id: &str) -> Result<PublicEditCheckpoint, JournalError> {
         let _guard = self.store.queue.lock().await;
         let (entries, position) = self.locate(id).await?;
         let current = entries.get(position).cloned().ok_or_else(not_found)?;
@@ -555,7 +555,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     /// The page did not apply the prepared write: back to `applied` when an
     /// earlier write of the run had landed, otherwise the entry and its body
     /// are removed.
-    pub async fn rollback_preparation(&self, id: &str) -> Result<Rollback, JournalError> {
+    pub(crate) async fn rollback_preparation(&self, id: &str) -> Result<Rollback, JournalError> {
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let entries = load_index(storage).await?;
@@ -590,7 +590,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     }
 
     /// One entry with its body, or `None` when it is not stored.
-    pub async fn load(&self, id: &str) -> Result<Option<CheckpointRecord>, JournalError> {
+    pub(crate) async fn load(&self, id: &str) -> Result<Option<CheckpointRecord>, JournalError> {
         let _guard = self.store.queue.lock().await;
         let entries = load_index(self.storage()).await?;
         let Some(meta) = entries.into_iter().find(|entry| entry.id == id) else {
@@ -603,7 +603,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     /// The selected entry and every later entry of the same project and
     /// chat, in journal order (the order the responses were written; their
     /// timestamps may tie). `None` when the entry is not stored.
-    pub async fn load_cascade(&self, id: &str) -> Result<Option<Vec<CheckpointRecord>>, JournalError> {
+    pub(crate) async fn load_cascade(&self, id: &str) -> Result<Option<Vec<CheckpointRecord>>, JournalError> {
         let _guard = self.store.queue.lock().await;
         let entries = load_index(self.storage()).await?;
         let Some(position) = entries.iter().position(|entry| entry.id == id) else {
@@ -648,20 +648,20 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
     }
 
     /// `applied` → `reverting`, written before the page is asked to restore.
-    pub async fn begin_revert(&self, id: &str) -> Result<CheckpointMeta, JournalError> {
+    pub(crate) async fn begin_revert(&self, id: &str) -> Result<CheckpointMeta, JournalError> {
         self.set_status(id, EditCheckpointStatus::Applied, EditCheckpointStatus::Reverting)
             .await
     }
 
     /// `reverting` → `applied`: the page did not restore the document.
-    pub async fn restore_applied(&self, id: &str) -> Result<CheckpointMeta, JournalError> {
+    pub(crate) async fn restore_applied(&self, id: &str) -> Result<CheckpointMeta, JournalError> {
         self.set_status(id, EditCheckpointStatus::Reverting, EditCheckpointStatus::Applied)
             .await
     }
 
     /// `applied`/`reverting` → `reverted`; the body is removed once the index
     /// no longer references it.
-    pub async fn mark_reverted(&self, id: &str) -> Result<PublicEditCheckpoint, JournalError> {
+    pub(crate) async fn mark_reverted(&self, id: &str) -> Result<PublicEditCheckpoint, JournalError> {
         let _guard = self.store.queue.lock().await;
         let (entries, position) = self.locate(id).await?;
         let current = entries.get(position).cloned().ok_or_else(not_found)?;

@@ -11,29 +11,34 @@
 //! touching anything (the bodies may be the only copy of the user's work).
 //! The storage formats are the original's, so existing users keep their data.
 
-pub mod checkpoints;
-pub mod snapshots;
+mod cascade;
+mod checkpoints;
+mod snapshots;
 
 #[cfg(test)]
 mod tests;
 
 use crate::envelope::RequestError;
-use crate::platform::{Clock, Storage};
-use crate::sessions::{MutationQueue, StorageError};
+use crate::platform::{Clock, Platform, Storage};
+use crate::storage::{MutationQueue, StorageError};
 use protocol::edit_checkpoint::sha256_text;
 use protocol::js;
 use protocol::limits;
 use serde_json::{Map, Value, json};
 
+pub(crate) use cascade::forget_chats_unlocked;
+pub(crate) use checkpoints::{CheckpointRecord, Checkpoints, StageInput};
+pub(crate) use snapshots::{SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
+
 /// A refused or failed journal operation, with the original's stable code.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JournalError {
-    pub code: &'static str,
-    pub message: String,
+pub(crate) struct JournalError {
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
 }
 
 impl JournalError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
         JournalError {
             code,
             message: message.into(),
@@ -64,15 +69,15 @@ impl From<JournalError> for RequestError {
 /// The hash and UTF-16 length of a document text: what the journals compare
 /// instead of keeping every intermediate text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentState {
+pub(crate) struct DocumentState {
     /// Lower-case hex SHA-256 of the UTF-8 text.
-    pub hash: String,
+    pub(crate) hash: String,
     /// Length in UTF-16 code units, as the editor counts it.
-    pub length: u64,
+    pub(crate) length: u64,
 }
 
 impl DocumentState {
-    pub fn of(text: &str) -> DocumentState {
+    pub(crate) fn of(text: &str) -> DocumentState {
         DocumentState {
             hash: sha256_text(text),
             length: utf16_len_u64(text),
@@ -80,7 +85,7 @@ impl DocumentState {
     }
 
     /// Whether `text` is exactly the state recorded here.
-    pub fn matches(&self, other: &DocumentState) -> bool {
+    pub(crate) fn matches(&self, other: &DocumentState) -> bool {
         self.hash == other.hash && self.length == other.length
     }
 }
@@ -90,21 +95,26 @@ pub(crate) fn limit(value: u32) -> usize {
     usize::try_from(value).unwrap_or(usize::MAX)
 }
 
-pub(crate) fn utf16_len_u64(text: &str) -> u64 {
+fn utf16_len_u64(text: &str) -> u64 {
     u64::try_from(js::utf16_len(text)).unwrap_or(u64::MAX)
 }
 
 /// The storage, clock and queue one journal operation needs. Cheap to build
 /// per request; the queue is the worker's one [`MutationQueue`].
-pub struct JournalStore<'a, S, C> {
-    pub storage: &'a S,
-    pub clock: &'a C,
-    pub queue: &'a MutationQueue,
+pub(crate) struct JournalStore<'a, S, C> {
+    pub(crate) storage: &'a S,
+    pub(crate) clock: &'a C,
+    pub(crate) queue: &'a MutationQueue,
 }
 
 impl<'a, S: Storage, C: Clock> JournalStore<'a, S, C> {
-    pub fn new(storage: &'a S, clock: &'a C, queue: &'a MutationQueue) -> Self {
+    pub(crate) fn new(storage: &'a S, clock: &'a C, queue: &'a MutationQueue) -> Self {
         JournalStore { storage, clock, queue }
+    }
+
+    /// The platform's storage and clock with the worker's queue.
+    pub(crate) fn on<P: Platform<Storage = S, Clock = C>>(platform: &'a P, queue: &'a MutationQueue) -> Self {
+        JournalStore::new(platform.storage(), platform.clock(), queue)
     }
 }
 
@@ -146,11 +156,6 @@ pub(crate) async fn remove_orphans(
         return Ok(());
     }
     remove_keys(storage, &orphans).await
-}
-
-/// Bytes of a body as the original counted them: the UTF-8 size of its JSON.
-pub(crate) fn json_bytes(value: &Value) -> u64 {
-    u64::try_from(js::json_stringify(value).len()).unwrap_or(u64::MAX)
 }
 
 // ----- field checks shared by both journals -----
@@ -196,12 +201,6 @@ pub(crate) fn non_negative(map: &Map<String, Value>, key: &str) -> Option<f64> {
     map.get(key)
         .and_then(js::as_number)
         .filter(|n| n.is_finite() && *n >= 0.0)
-}
-
-/// Milliseconds and byte counts as JSON: integers when whole, as the
-/// original's `Date.now()` values are.
-pub(crate) fn number_value(value: f64) -> Value {
-    crate::runs::routes::time_value(value)
 }
 
 pub(crate) fn optional_value<T: Into<Value>>(value: Option<T>) -> Value {

@@ -18,11 +18,11 @@
 
 use super::{
     DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, json_bytes, length_value, limit, non_negative, number_value, optional_value, read_key,
-    remove_best_effort, remove_orphans, string_field, write_key,
+    is_sha256, length_value, limit, non_negative, optional_value, read_key, remove_best_effort, remove_orphans,
+    string_field, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::sessions::{StorageError, StorageErrorCode};
+use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, is_valid_record_id};
 use protocol::js;
@@ -34,62 +34,62 @@ const MAX_BYTES: f64 = limits::MAX_DOCUMENT_SNAPSHOT_TOTAL_BYTES as f64;
 
 /// One entry of the index (`SnapshotMeta`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotMeta {
+pub(crate) struct SnapshotMeta {
     /// `snapshot-<uuid>`.
-    pub id: String,
-    pub kind: SnapshotKind,
-    pub project_id: String,
-    pub file_label: String,
-    pub title: String,
+    pub(crate) id: String,
+    pub(crate) kind: SnapshotKind,
+    pub(crate) project_id: String,
+    pub(crate) file_label: String,
+    pub(crate) title: String,
     /// Hash and UTF-16 length of the saved text.
-    pub text: DocumentState,
-    pub created_at: f64,
-    pub approx_bytes: f64,
-    pub body_key: String,
+    pub(crate) text: DocumentState,
+    pub(crate) created_at: f64,
+    pub(crate) approx_bytes: f64,
+    pub(crate) body_key: String,
     /// The chat and run of an automatic copy; `None` for the other kinds.
-    pub session_id: Option<String>,
-    pub run_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) run_id: Option<String>,
 }
 
 /// An entry with its body's text (`None` when the body is gone or damaged).
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotRecord {
-    pub meta: SnapshotMeta,
-    pub text: Option<String>,
+pub(crate) struct SnapshotRecord {
+    pub(crate) meta: SnapshotMeta,
+    pub(crate) text: Option<String>,
 }
 
 /// A snapshot to save.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotInput {
-    pub kind: SnapshotKind,
-    pub project_id: String,
-    pub file_label: String,
+pub(crate) struct SnapshotInput {
+    pub(crate) kind: SnapshotKind,
+    pub(crate) project_id: String,
+    pub(crate) file_label: String,
     /// `None` or empty: the kind's default title.
-    pub title: Option<String>,
-    pub text: String,
+    pub(crate) title: Option<String>,
+    pub(crate) text: String,
     /// Required for automatic copies, ignored otherwise.
-    pub session_id: Option<String>,
-    pub run_id: Option<String>,
+    pub(crate) session_id: Option<String>,
+    pub(crate) run_id: Option<String>,
     /// A rescue copy taken for a restore names the snapshot being restored,
     /// so pruning cannot evict it in the same call.
-    pub protected_snapshot_id: Option<String>,
+    pub(crate) protected_snapshot_id: Option<String>,
 }
 
 /// What [`Snapshots::create`] did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CreateOutcome {
-    pub snapshot: PublicDocumentSnapshot,
+pub(crate) struct CreateOutcome {
+    pub(crate) snapshot: PublicDocumentSnapshot,
     /// The text was already kept; no new body was written.
-    pub deduplicated: bool,
+    pub(crate) deduplicated: bool,
     /// An existing entry of the same text took the new kind and title.
-    pub promoted: bool,
+    pub(crate) promoted: bool,
 }
 
 /// What [`Snapshots::delete`] did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DeleteOutcome {
-    pub removed: bool,
-    pub snapshot: Option<PublicDocumentSnapshot>,
+pub(crate) struct DeleteOutcome {
+    pub(crate) removed: bool,
+    pub(crate) snapshot: Option<PublicDocumentSnapshot>,
 }
 
 fn kind_rank(kind: SnapshotKind) -> u8 {
@@ -117,7 +117,7 @@ fn title_for(kind: SnapshotKind, title: Option<&str>) -> String {
 
 impl SnapshotMeta {
     /// Parses and validates one stored entry.
-    pub fn parse(value: &Value) -> Option<SnapshotMeta> {
+    pub(crate) fn parse(value: &Value) -> Option<SnapshotMeta> {
         let map = value.as_object()?;
         let id = string_field(map, "id").filter(|id| is_valid_record_id(id))?;
         let kind = SnapshotKind::from_wire(string_field(map, "kind")?)?;
@@ -151,7 +151,7 @@ impl SnapshotMeta {
     }
 
     /// The stored form.
-    pub fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         json!({
             "id": self.id,
             "kind": kind_str(self.kind),
@@ -160,8 +160,8 @@ impl SnapshotMeta {
             "title": self.title,
             "textHash": self.text.hash,
             "textLength": self.text.length,
-            "createdAt": number_value(self.created_at),
-            "approxBytes": number_value(self.approx_bytes),
+            "createdAt": js::number_value(self.created_at),
+            "approxBytes": js::number_value(self.approx_bytes),
             "bodyKey": self.body_key,
             "sessionId": optional_value(self.session_id.clone()),
             "runId": optional_value(self.run_id.clone()),
@@ -170,7 +170,7 @@ impl SnapshotMeta {
 
     /// The metadata the panel sees (no body key, hash or run id; the chat
     /// only for automatic copies).
-    pub fn public(&self) -> PublicDocumentSnapshot {
+    pub(crate) fn public(&self) -> PublicDocumentSnapshot {
         PublicDocumentSnapshot {
             id: self.id.clone(),
             kind: self.kind,
@@ -195,7 +195,7 @@ impl SnapshotMeta {
 }
 
 /// The body key of snapshot `id`.
-pub fn body_key(id: &str) -> String {
+pub(crate) fn body_key(id: &str) -> String {
     format!("{}{id}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX)
 }
 
@@ -335,13 +335,178 @@ fn prune_plan(
     Ok((kept, removed))
 }
 
+/// What a new or refreshed entry records: the text's state, its title and
+/// the time of the save.
+struct Fresh {
+    state: DocumentState,
+    title: String,
+    now: f64,
+}
+
+/// What became of the chat's automatic copies when an automatic snapshot
+/// is saved.
+enum ChatCopy {
+    /// The chat's copy already held this text and was refreshed in place.
+    Refreshed(CreateOutcome),
+    /// The chat's copies (`chat`) give way to a new entry among `others`.
+    Replaced {
+        chat: Vec<SnapshotMeta>,
+        others: Vec<SnapshotMeta>,
+    },
+}
+
+/// A manual or rescue snapshot of text the journal already holds for that
+/// file: a manual copy (or a rescue copy over a rescue) is kept as it is,
+/// anything else is promoted to the new kind. `None`: no such copy.
+async fn reuse_exact_copy(
+    storage: &impl Storage,
+    entries: &mut [SnapshotMeta],
+    input: &SnapshotInput,
+    fresh: &Fresh,
+) -> Result<Option<CreateOutcome>, JournalError> {
+    let exact = entries.iter().position(|e| {
+        e.project_id == input.project_id && e.file_label == input.file_label && e.text.matches(&fresh.state)
+    });
+    let Some(existing) = exact.and_then(|position| entries.get(position).cloned()) else {
+        return Ok(None);
+    };
+    let keep_as_is = existing.kind == SnapshotKind::Manual
+        || (input.kind == SnapshotKind::Rescue && existing.kind == SnapshotKind::Rescue);
+    if keep_as_is {
+        return Ok(Some(CreateOutcome {
+            snapshot: existing.public(),
+            deduplicated: true,
+            promoted: false,
+        }));
+    }
+    let promoted = SnapshotMeta {
+        kind: input.kind,
+        title: fresh.title.clone(),
+        session_id: None,
+        run_id: None,
+        created_at: fresh.now,
+        ..existing
+    };
+    if let Some(slot) = exact.and_then(|position| entries.get_mut(position)) {
+        *slot = promoted.clone();
+    }
+    write_index(storage, entries).await?;
+    Ok(Some(CreateOutcome {
+        snapshot: promoted.public(),
+        deduplicated: true,
+        promoted: true,
+    }))
+}
+
+/// An automatic snapshot: when the chat's copy holds the same text it is
+/// refreshed in place (journal order kept) and the chat's other automatic
+/// copies are dropped; otherwise all of them give way to the new entry.
+async fn refresh_chat_copy(
+    storage: &impl Storage,
+    entries: Vec<SnapshotMeta>,
+    input: &SnapshotInput,
+    fresh: &Fresh,
+) -> Result<ChatCopy, JournalError> {
+    let session_id = input.session_id.clone().unwrap_or_default();
+    let of_chat = |e: &SnapshotMeta| e.is_automatic_of(&input.project_id, &session_id);
+    let same = entries
+        .iter()
+        .find(|e| of_chat(e) && e.file_label == input.file_label && e.text.matches(&fresh.state))
+        .map(|e| e.id.clone());
+    let Some(same) = same else {
+        let (chat, others) = entries.into_iter().partition(|e| of_chat(e));
+        return Ok(ChatCopy::Replaced { chat, others });
+    };
+    let mut index = Vec::new();
+    let mut discarded = Vec::new();
+    let mut refreshed = None;
+    for entry in entries {
+        if entry.id == same {
+            let next = SnapshotMeta {
+                run_id: input.run_id.clone(),
+                title: fresh.title.clone(),
+                created_at: fresh.now,
+                ..entry
+            };
+            refreshed = Some(next.clone());
+            index.push(next);
+        } else if of_chat(&entry) {
+            discarded.push(entry);
+        } else {
+            index.push(entry);
+        }
+    }
+    let Some(refreshed) = refreshed else {
+        return Err(invalid(
+            "The chat's automatic snapshot disappeared while refreshing it.",
+        ));
+    };
+    write_index(storage, &index).await?;
+    for entry in &discarded {
+        remove_best_effort(storage, &entry.body_key).await;
+    }
+    Ok(ChatCopy::Refreshed(CreateOutcome {
+        snapshot: refreshed.public(),
+        deduplicated: true,
+        promoted: false,
+    }))
+}
+
+/// Stores a new entry `id`: its body first, then the index without what
+/// pruning (and a replaced chat copy) gives up, whose bodies go last.
+async fn store_new(
+    storage: &impl Storage,
+    entries: Vec<SnapshotMeta>,
+    replaced: &[SnapshotMeta],
+    input: SnapshotInput,
+    fresh: Fresh,
+    id: String,
+) -> Result<CreateOutcome, JournalError> {
+    let key = body_key(&id);
+    let body = body_value(VERSION, &id, "text", &input.text);
+    #[allow(clippy::cast_precision_loss)]
+    let bytes = json_bytes(&body) as f64;
+    if bytes > MAX_BYTES {
+        return Err(too_large());
+    }
+    let (mut kept, pruned) = prune_plan(entries, bytes, input.kind, input.protected_snapshot_id.as_deref())?;
+    let automatic = input.kind == SnapshotKind::Automatic;
+    let meta = SnapshotMeta {
+        id,
+        kind: input.kind,
+        project_id: input.project_id,
+        file_label: input.file_label,
+        title: fresh.title,
+        text: fresh.state,
+        created_at: fresh.now,
+        approx_bytes: bytes,
+        body_key: key.clone(),
+        session_id: if automatic { input.session_id } else { None },
+        run_id: if automatic { input.run_id } else { None },
+    };
+    write_key(storage, &key, body).await?;
+    kept.push(meta.clone());
+    if let Err(error) = write_index(storage, &kept).await {
+        remove_best_effort(storage, &key).await;
+        return Err(error.into());
+    }
+    for entry in replaced.iter().chain(&pruned) {
+        remove_best_effort(storage, &entry.body_key).await;
+    }
+    Ok(CreateOutcome {
+        snapshot: meta.public(),
+        deduplicated: false,
+        promoted: false,
+    })
+}
+
 /// The snapshot journal over one storage, clock and the worker's queue.
-pub struct Snapshots<'a, S, C> {
+pub(crate) struct Snapshots<'a, S, C> {
     store: JournalStore<'a, S, C>,
 }
 
 impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
-    pub fn new(store: JournalStore<'a, S, C>) -> Self {
+    pub(crate) fn new(store: JournalStore<'a, S, C>) -> Self {
         Snapshots { store }
     }
 
@@ -355,144 +520,36 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// Saves a snapshot (see the module documentation for deduplication,
     /// promotion, replacement of a chat's automatic copy, and pruning).
-    pub async fn create(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
+    pub(crate) async fn create(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
         validate(&input)?;
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let mut entries = load_index(storage).await?;
         let referenced: Vec<&str> = entries.iter().map(|e| e.body_key.as_str()).collect();
         remove_orphans(storage, storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX, &referenced).await?;
-        let state = DocumentState::of(&input.text);
-        let now = self.now();
-        let title = title_for(input.kind, input.title.as_deref());
-
-        if input.kind != SnapshotKind::Automatic {
-            let exact = entries.iter().position(|e| {
-                e.project_id == input.project_id && e.file_label == input.file_label && e.text.matches(&state)
-            });
-            if let Some(position) = exact
-                && let Some(existing) = entries.get(position).cloned()
-            {
-                let keep_as_is = existing.kind == SnapshotKind::Manual
-                    || (input.kind == SnapshotKind::Rescue && existing.kind == SnapshotKind::Rescue);
-                if keep_as_is {
-                    return Ok(CreateOutcome {
-                        snapshot: existing.public(),
-                        deduplicated: true,
-                        promoted: false,
-                    });
-                }
-                let promoted = SnapshotMeta {
-                    kind: input.kind,
-                    title,
-                    session_id: None,
-                    run_id: None,
-                    created_at: now,
-                    ..existing
-                };
-                if let Some(slot) = entries.get_mut(position) {
-                    *slot = promoted.clone();
-                }
-                write_index(storage, &entries).await?;
-                return Ok(CreateOutcome {
-                    snapshot: promoted.public(),
-                    deduplicated: true,
-                    promoted: true,
-                });
-            }
-        }
-
+        let fresh = Fresh {
+            state: DocumentState::of(&input.text),
+            title: title_for(input.kind, input.title.as_deref()),
+            now: self.now(),
+        };
         let mut replaced = Vec::new();
         if input.kind == SnapshotKind::Automatic {
-            let session_id = input.session_id.clone().unwrap_or_default();
-            let of_chat = |e: &SnapshotMeta| e.is_automatic_of(&input.project_id, &session_id);
-            let same = entries
-                .iter()
-                .find(|e| of_chat(e) && e.file_label == input.file_label && e.text.matches(&state))
-                .map(|e| e.id.clone());
-            if let Some(same) = same {
-                // Same text as this chat's copy: refresh it in place (journal
-                // order kept) and drop the chat's other automatic copies.
-                let mut index = Vec::new();
-                let mut discarded = Vec::new();
-                let mut refreshed = None;
-                for entry in entries {
-                    if entry.id == same {
-                        let next = SnapshotMeta {
-                            run_id: input.run_id.clone(),
-                            title: title.clone(),
-                            created_at: now,
-                            ..entry
-                        };
-                        refreshed = Some(next.clone());
-                        index.push(next);
-                    } else if of_chat(&entry) {
-                        discarded.push(entry);
-                    } else {
-                        index.push(entry);
-                    }
+            match refresh_chat_copy(storage, entries, &input, &fresh).await? {
+                ChatCopy::Refreshed(outcome) => return Ok(outcome),
+                ChatCopy::Replaced { chat, others } => {
+                    replaced = chat;
+                    entries = others;
                 }
-                let Some(refreshed) = refreshed else {
-                    return Err(invalid(
-                        "The chat's automatic snapshot disappeared while refreshing it.",
-                    ));
-                };
-                write_index(storage, &index).await?;
-                for entry in &discarded {
-                    remove_best_effort(storage, &entry.body_key).await;
-                }
-                return Ok(CreateOutcome {
-                    snapshot: refreshed.public(),
-                    deduplicated: true,
-                    promoted: false,
-                });
             }
-            let (chat, others): (Vec<SnapshotMeta>, Vec<SnapshotMeta>) = entries.into_iter().partition(|e| of_chat(e));
-            replaced = chat;
-            entries = others;
+        } else if let Some(outcome) = reuse_exact_copy(storage, &mut entries, &input, &fresh).await? {
+            return Ok(outcome);
         }
-
         let id = format!("snapshot-{}", self.store.clock.uuid());
-        let key = body_key(&id);
-        let body = body_value(VERSION, &id, "text", &input.text);
-        #[allow(clippy::cast_precision_loss)]
-        let bytes = json_bytes(&body) as f64;
-        if bytes > MAX_BYTES {
-            return Err(too_large());
-        }
-        let (mut kept, pruned) = prune_plan(entries, bytes, input.kind, input.protected_snapshot_id.as_deref())?;
-        let automatic = input.kind == SnapshotKind::Automatic;
-        let meta = SnapshotMeta {
-            id,
-            kind: input.kind,
-            project_id: input.project_id,
-            file_label: input.file_label,
-            title,
-            text: state,
-            created_at: now,
-            approx_bytes: bytes,
-            body_key: key.clone(),
-            session_id: if automatic { input.session_id } else { None },
-            run_id: if automatic { input.run_id } else { None },
-        };
-        write_key(storage, &key, body).await?;
-        kept.push(meta.clone());
-        if let Err(error) = write_index(storage, &kept).await {
-            remove_best_effort(storage, &key).await;
-            return Err(error.into());
-        }
-        for entry in replaced.iter().chain(&pruned) {
-            remove_best_effort(storage, &entry.body_key).await;
-        }
-        Ok(CreateOutcome {
-            snapshot: meta.public(),
-            deduplicated: false,
-            promoted: false,
-        })
+        store_new(storage, entries, &replaced, input, fresh, id).await
     }
 
     /// After a completed run: the chat's automatic copy of the focused file.
-    pub async fn create_automatic(
+    pub(crate) async fn create_automatic(
         &self,
         project_id: &str,
         session_id: &str,
@@ -515,7 +572,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// The snapshots the editor may offer for a file: same project and file,
     /// automatic copies only of this chat, newest first.
-    pub async fn list_for_file(
+    pub(crate) async fn list_for_file(
         &self,
         project_id: &str,
         file_label: &str,
@@ -536,7 +593,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// One entry with its body, or `None` when it is not stored.
-    pub async fn load(&self, id: &str) -> Result<Option<SnapshotRecord>, JournalError> {
+    pub(crate) async fn load(&self, id: &str) -> Result<Option<SnapshotRecord>, JournalError> {
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let Some(meta) = load_index(storage).await?.into_iter().find(|e| e.id == id) else {
@@ -548,7 +605,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// Deletes snapshot `id` if it belongs to `project_id`.
-    pub async fn delete(&self, id: &str, project_id: &str) -> Result<DeleteOutcome, JournalError> {
+    pub(crate) async fn delete(&self, id: &str, project_id: &str) -> Result<DeleteOutcome, JournalError> {
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
         let entries = load_index(storage).await?;
@@ -573,7 +630,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// After an agent write: the chat's automatic copies of that file (or of
     /// every file when `file_label` is `None`) no longer describe the result.
-    pub async fn delete_automatic_for_file(
+    pub(crate) async fn delete_automatic_for_file(
         &self,
         project_id: &str,
         session_id: &str,
@@ -589,7 +646,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
 
     /// At run start and after a failed or cancelled run: drops the chat's
     /// automatic copy of the file if the live document no longer matches it.
-    pub async fn invalidate_diverged_automatic(
+    pub(crate) async fn invalidate_diverged_automatic(
         &self,
         project_id: &str,
         session_id: &str,

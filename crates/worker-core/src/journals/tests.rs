@@ -5,9 +5,9 @@
 use super::checkpoints::{self, CheckpointMeta, Checkpoints, Rollback, StageInput};
 use super::snapshots::{self, SnapshotInput, Snapshots};
 use super::*;
+use crate::fakes::HookedStorage;
 use crate::fakes::{FakeClock, block_on};
 use crate::platform::PlatformError;
-use crate::sessions::test_storage::HookedStorage;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
 use protocol::edit_checkpoint::{EditCheckpointStatus, PublicCheckpointStatus};
@@ -25,7 +25,7 @@ impl Env {
         Env {
             storage: HookedStorage::default(),
             clock: FakeClock::default(),
-            queue: MutationQueue::new(),
+            queue: MutationQueue::default(),
         }
     }
 

@@ -8,26 +8,28 @@
 //! records and tool-call fragments. Cancellation is raced against every
 //! wait, so Stop is prompt even when a server or the browser ignores it.
 
-pub mod race;
-pub mod sse;
-pub mod think;
-pub mod tool_calls;
+mod sse;
+mod think;
+mod tool_calls;
 
-use crate::batcher::{BatchItem, StreamBatcher};
+use crate::batcher::StreamBatcher;
 use crate::cancel::Cancellation;
 use crate::platform::{Clock, HttpRequest, HttpResponse, Network, NetworkError, ResponseBody};
+use crate::race::{Either, first_of};
 use protocol::bounded_body::{BoundedText, check_content_length};
 use protocol::constants::is_reasoning_effort_default;
 use protocol::endpoint_policy::{Endpoint, EndpointErrorCode, InsecureConsent, validate_endpoint_value};
+use protocol::payloads::StreamItem;
 use protocol::{js, limits};
-use race::{Either, first_of};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
+pub(crate) use think::strip_inline_think;
+
 /// The stable code of a provider failure (the original's codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProviderErrorCode {
+pub(crate) enum ProviderErrorCode {
     /// No model record at all.
     ModelMissing,
     /// Base URL, API key or model id is blank.
@@ -54,7 +56,7 @@ pub enum ProviderErrorCode {
 }
 
 impl ProviderErrorCode {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ProviderErrorCode::ModelMissing => "MODEL_MISSING",
             ProviderErrorCode::ModelIncomplete => "MODEL_INCOMPLETE",
@@ -79,13 +81,13 @@ impl ProviderErrorCode {
 
 /// A provider failure with its code and a message for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderError {
-    pub code: ProviderErrorCode,
-    pub message: String,
+pub(crate) struct ProviderError {
+    pub(crate) code: ProviderErrorCode,
+    pub(crate) message: String,
 }
 
 impl ProviderError {
-    pub fn new(code: ProviderErrorCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ProviderErrorCode, message: impl Into<String>) -> Self {
         ProviderError {
             code,
             message: message.into(),
@@ -93,7 +95,7 @@ impl ProviderError {
     }
 
     /// The wire code (`PROVIDER_HTTP_ERROR`, `CANCELLED`, …).
-    pub fn code_str(&self) -> &'static str {
+    pub(crate) fn code_str(&self) -> &'static str {
         self.code.as_str()
     }
 
@@ -120,17 +122,17 @@ impl std::error::Error for ProviderError {}
 /// A model record checked for use: complete, and its URL accepted by the
 /// endpoint policy with the record's own origin-bound acknowledgement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModelConfig {
+pub(crate) struct ModelConfig {
     /// The record's `id` (`''` when absent).
-    pub id: String,
+    pub(crate) id: String,
     /// The record's display `name` (`''` when absent).
-    pub name: String,
-    pub api_key: String,
-    pub model_id: String,
-    pub supports_vision: bool,
+    pub(crate) name: String,
+    pub(crate) api_key: String,
+    pub(crate) model_id: String,
+    pub(crate) supports_vision: bool,
     /// The trimmed effort to send; `None` means the provider's default.
-    pub reasoning_effort: Option<String>,
-    pub endpoint: Endpoint,
+    pub(crate) reasoning_effort: Option<String>,
+    pub(crate) endpoint: Endpoint,
 }
 
 /// `String(value || '')`: falsy values are empty.
@@ -149,7 +151,7 @@ impl ModelConfig {
     /// insecureTransportAcknowledged, insecureTransportAcknowledgedOrigin}`).
     /// Only the stored origin counts as cleartext consent: a bare boolean
     /// from an older version fails closed.
-    pub fn from_record(record: &Value) -> Result<ModelConfig, ProviderError> {
+    pub(crate) fn from_record(record: &Value) -> Result<ModelConfig, ProviderError> {
         let empty = Map::new();
         let map = match record {
             Value::Null => {
@@ -194,41 +196,41 @@ impl ModelConfig {
 
     /// The normalised base URL without trailing slashes, plus
     /// `/chat/completions`.
-    pub fn chat_completions_url(&self) -> String {
+    pub(crate) fn chat_completions_url(&self) -> String {
         format!("{}/chat/completions", self.endpoint.url.trim_end_matches('/'))
     }
 
     /// A non-default reasoning effort is configured; such models expect
     /// `reasoning_content` on every assistant tool-call turn.
-    pub fn reasoning_replay_enabled(&self) -> bool {
+    pub(crate) fn reasoning_replay_enabled(&self) -> bool {
         self.reasoning_effort.is_some()
     }
 }
 
 /// What one round sends.
 #[derive(Debug, Clone, Copy)]
-pub struct RoundRequest<'a> {
-    pub model: &'a ModelConfig,
-    pub messages: &'a [Value],
+pub(crate) struct RoundRequest<'a> {
+    pub(crate) model: &'a ModelConfig,
+    pub(crate) messages: &'a [Value],
     /// OpenAI function specs; always sent, even when empty.
-    pub tools: &'a [Value],
+    pub(crate) tools: &'a [Value],
 }
 
 /// One call the model asked for; `raw_args` is the argument text exactly as
 /// streamed (parsed and validated later, just before dispatch).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderToolCall {
-    pub id: String,
-    pub name: String,
-    pub raw_args: String,
+pub(crate) struct ProviderToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) raw_args: String,
 }
 
 /// What one round produced. No tool calls means the model has answered.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct RoundOutput {
-    pub content: Option<String>,
-    pub reasoning: Option<String>,
-    pub tool_calls: Vec<ProviderToolCall>,
+pub(crate) struct RoundOutput {
+    pub(crate) content: Option<String>,
+    pub(crate) reasoning: Option<String>,
+    pub(crate) tool_calls: Vec<ProviderToolCall>,
 }
 
 #[derive(Serialize)]
@@ -336,7 +338,7 @@ pub(crate) async fn http_error<B: ResponseBody>(
 }
 
 /// Characters of an error body quoted in a streaming round's error.
-pub const ROUND_ERROR_BODY_CHARS: usize = 300;
+const ROUND_ERROR_BODY_CHARS: usize = 300;
 
 /// Streams one Chat Completions round.
 ///
@@ -345,7 +347,7 @@ pub const ROUND_ERROR_BODY_CHARS: usize = 300;
 /// whatever is still pending is flushed before this returns, on every
 /// outcome, so partial output is never lost. `CANCELLED` comes back as soon
 /// as `cancel` fires, whatever the server or the adapter is doing.
-pub async fn stream_round<N, C, F>(
+pub(crate) async fn stream_round<N, C, F>(
     network: &N,
     clock: &C,
     request: &RoundRequest<'_>,
@@ -355,7 +357,7 @@ pub async fn stream_round<N, C, F>(
 where
     N: Network,
     C: Clock,
-    F: FnMut(Vec<BatchItem>),
+    F: FnMut(Vec<StreamItem>),
 {
     let result = run_round(network, clock, request, cancel, batcher).await;
     batcher.flush();
@@ -372,7 +374,7 @@ async fn run_round<N, C, F>(
 where
     N: Network,
     C: Clock,
-    F: FnMut(Vec<BatchItem>),
+    F: FnMut(Vec<StreamItem>),
 {
     let http = chat_request(request.model, true, request.messages, Some(request.tools))?;
     let mut response = send(network, http, cancel).await?;
@@ -419,7 +421,7 @@ async fn next_chunk<B, C, F>(
 where
     B: ResponseBody,
     C: Clock,
-    F: FnMut(Vec<BatchItem>),
+    F: FnMut(Vec<StreamItem>),
 {
     let mut read = std::pin::pin!(body.next_chunk());
     loop {

@@ -11,12 +11,12 @@
 use super::think::{InlineThink, extract_reasoning};
 use super::tool_calls::ToolCallAccumulator;
 use super::{ProviderError, ProviderErrorCode, RoundOutput};
-use crate::batcher::Channel;
+use protocol::payloads::StreamChannel;
 use protocol::{js, limits};
 use serde_json::Value;
 
 /// Unparseable `data:` records tolerated per round; one more fails it.
-pub const MAX_MALFORMED_RECORDS: u32 = 16;
+const MAX_MALFORMED_RECORDS: u32 = 16;
 
 /// Streaming UTF-8 decoding as `TextDecoder` does it: a sequence split
 /// across chunks waits for its end, malformed bytes become U+FFFD, a leading
@@ -74,7 +74,7 @@ impl Utf8Stream {
 
 /// Parser state of one round.
 #[derive(Debug)]
-pub struct SseRound {
+pub(crate) struct SseRound {
     utf8: Utf8Stream,
     /// Decoded text not yet consumed as complete lines.
     buffer: String,
@@ -96,7 +96,7 @@ impl Default for SseRound {
 }
 
 impl SseRound {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         SseRound {
             utf8: Utf8Stream::default(),
             buffer: String::new(),
@@ -112,13 +112,17 @@ impl SseRound {
     }
 
     /// `[DONE]` was seen: nothing more is read.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.done
     }
 
     /// Feeds one network chunk; `sink` receives each certain text delta in
     /// stream order (a record's reasoning field before its content).
-    pub fn push_chunk(&mut self, chunk: &[u8], sink: &mut impl FnMut(Channel, &str)) -> Result<(), ProviderError> {
+    pub(crate) fn push_chunk(
+        &mut self,
+        chunk: &[u8],
+        sink: &mut impl FnMut(StreamChannel, &str),
+    ) -> Result<(), ProviderError> {
         if self.done {
             return Ok(());
         }
@@ -147,7 +151,7 @@ impl SseRound {
     /// Ends the round at the end of the body (or after `[DONE]`): an
     /// unterminated last line still counts, held-back think text is
     /// released and the tool calls are validated.
-    pub fn finish(mut self, sink: &mut impl FnMut(Channel, &str)) -> Result<RoundOutput, ProviderError> {
+    pub(crate) fn finish(mut self, sink: &mut impl FnMut(StreamChannel, &str)) -> Result<RoundOutput, ProviderError> {
         if !self.done {
             let mut text = std::mem::take(&mut self.buffer);
             self.utf8.finish(&mut text);
@@ -168,7 +172,7 @@ impl SseRound {
         })
     }
 
-    fn process_line(&mut self, line: &str, sink: &mut impl FnMut(Channel, &str)) -> Result<(), ProviderError> {
+    fn process_line(&mut self, line: &str, sink: &mut impl FnMut(StreamChannel, &str)) -> Result<(), ProviderError> {
         let Some(data) = line.strip_prefix("data:") else {
             return Ok(());
         };
@@ -197,7 +201,7 @@ impl SseRound {
             return Ok(());
         };
         let reasoning = extract_reasoning(delta);
-        self.emit(Channel::Reasoning, reasoning, sink)?;
+        self.emit(StreamChannel::Reasoning, reasoning, sink)?;
         if let Some(Value::String(content)) = delta.get("content") {
             for (channel, piece) in self.think.push(content) {
                 self.emit(channel, &piece, sink)?;
@@ -208,9 +212,9 @@ impl SseRound {
 
     fn emit(
         &mut self,
-        channel: Channel,
+        channel: StreamChannel,
         text: &str,
-        sink: &mut impl FnMut(Channel, &str),
+        sink: &mut impl FnMut(StreamChannel, &str),
     ) -> Result<(), ProviderError> {
         if text.is_empty() {
             return Ok(());
@@ -223,8 +227,8 @@ impl SseRound {
             ));
         }
         match channel {
-            Channel::Content => self.content.push_str(text),
-            Channel::Reasoning => self.reasoning.push_str(text),
+            StreamChannel::Content => self.content.push_str(text),
+            StreamChannel::Reasoning => self.reasoning.push_str(text),
         }
         sink(channel, text);
         Ok(())
@@ -247,9 +251,9 @@ mod tests {
         format!("data: {}\n", json!({"choices": [{"delta": delta}]}))
     }
 
-    fn parse(chunks: &[&[u8]]) -> (Result<RoundOutput, ProviderError>, Vec<(Channel, String)>) {
+    fn parse(chunks: &[&[u8]]) -> (Result<RoundOutput, ProviderError>, Vec<(StreamChannel, String)>) {
         let mut events = Vec::new();
-        let mut sink = |channel: Channel, text: &str| events.push((channel, text.to_owned()));
+        let mut sink = |channel: StreamChannel, text: &str| events.push((channel, text.to_owned()));
         let mut round = SseRound::new();
         for chunk in chunks {
             if let Err(error) = round.push_chunk(chunk, &mut sink) {
@@ -331,12 +335,12 @@ mod tests {
         assert_eq!(
             events,
             vec![
-                (Channel::Reasoning, "think ".to_owned()),
-                (Channel::Content, "answer".to_owned()),
-                (Channel::Reasoning, "more".to_owned()),
-                (Channel::Reasoning, "!".to_owned()),
-                (Channel::Reasoning, "inline".to_owned()),
-                (Channel::Content, ".".to_owned()),
+                (StreamChannel::Reasoning, "think ".to_owned()),
+                (StreamChannel::Content, "answer".to_owned()),
+                (StreamChannel::Reasoning, "more".to_owned()),
+                (StreamChannel::Reasoning, "!".to_owned()),
+                (StreamChannel::Reasoning, "inline".to_owned()),
+                (StreamChannel::Content, ".".to_owned()),
             ]
         );
     }
@@ -356,7 +360,7 @@ mod tests {
     fn bounds_stream_bytes_and_output_characters() {
         let max = limits::MAX_PROVIDER_STREAM_BYTES as usize;
         let mut round = SseRound::new();
-        let mut sink = |_: Channel, _: &str| {};
+        let mut sink = |_: StreamChannel, _: &str| {};
         assert!(round.push_chunk(&vec![b'\n'; max], &mut sink).is_ok());
         assert_eq!(
             round.push_chunk(b"\n", &mut sink).err().map(|e| e.code),

@@ -3,11 +3,11 @@
 //! at each stage.
 
 use super::*;
-use crate::batcher::Channel;
-use crate::fakes::network::{FakeBody, FakeChunk, FakeReply};
+use crate::fakes::{FakeBody, FakeChunk, FakeReply};
 use crate::fakes::{FakeClock, FakeNetwork, block_on};
 use futures::FutureExt;
 use proptest::prelude::*;
+use protocol::payloads::StreamChannel;
 use serde_json::json;
 use std::cell::{Cell, RefCell};
 
@@ -40,7 +40,7 @@ fn scripted(chunks: Vec<FakeChunk>) -> FakeNetwork {
     })
 }
 
-type Batches = Vec<Vec<BatchItem>>;
+type Batches = Vec<Vec<StreamItem>>;
 
 fn round_with<C: Clock>(
     network: &impl Network,
@@ -70,8 +70,8 @@ fn code(result: &Result<RoundOutput, ProviderError>) -> Option<&'static str> {
     result.as_ref().err().map(ProviderError::code_str)
 }
 
-fn item(channel: Channel, text: &str) -> BatchItem {
-    BatchItem {
+fn item(channel: StreamChannel, text: &str) -> StreamItem {
+    StreamItem {
         channel,
         text: text.to_owned(),
     }
@@ -192,8 +192,8 @@ fn parses_reasoning_content_and_tool_calls_across_chunk_boundaries() {
     assert_eq!(
         batches,
         vec![vec![
-            item(Channel::Reasoning, "think "),
-            item(Channel::Content, "answer")
+            item(StreamChannel::Reasoning, "think "),
+            item(StreamChannel::Content, "answer")
         ]]
     );
 }
@@ -395,7 +395,7 @@ fn network_failures_have_their_own_code() {
     ]);
     let (result, batches) = round(&reset);
     assert_eq!(code(&result), Some("PROVIDER_NETWORK_ERROR"));
-    assert_eq!(batches, vec![vec![item(Channel::Content, "partial")]]);
+    assert_eq!(batches, vec![vec![item(StreamChannel::Content, "partial")]]);
 }
 
 /// A network whose `fetch` never answers and ignores cancellation.
@@ -492,7 +492,10 @@ fn a_stalled_stream_emits_its_pending_batch_then_stops_on_cancel() {
         assert!(pending.as_mut().now_or_never().is_none(), "the server stalls");
         assert_eq!(
             *batches.borrow(),
-            vec![vec![item(Channel::Reasoning, "plan"), item(Channel::Content, "Hello")]],
+            vec![vec![
+                item(StreamChannel::Reasoning, "plan"),
+                item(StreamChannel::Content, "Hello")
+            ]],
             "the pending batch went out when its timer fired"
         );
         assert_eq!(clock.slept_ms(), u64::from(crate::batcher::FLUSH_DELAY_MS));
@@ -567,8 +570,8 @@ fn delta_json(delta: &Delta) -> Value {
     Value::Object(object)
 }
 
-fn merged(pieces: impl IntoIterator<Item = (Channel, String)>) -> Vec<(Channel, String)> {
-    let mut out: Vec<(Channel, String)> = Vec::new();
+fn merged(pieces: impl IntoIterator<Item = (StreamChannel, String)>) -> Vec<(StreamChannel, String)> {
+    let mut out: Vec<(StreamChannel, String)> = Vec::new();
     for (channel, text) in pieces {
         if text.is_empty() {
             continue;
@@ -616,12 +619,12 @@ proptest! {
 
         let expected = merged(deltas.iter().flat_map(|delta| {
             [
-                (Channel::Reasoning, delta.reasoning.as_ref().map(|(_, t)| t.clone()).unwrap_or_default()),
-                (Channel::Content, delta.content.clone().unwrap_or_default()),
+                (StreamChannel::Reasoning, delta.reasoning.as_ref().map(|(_, t)| t.clone()).unwrap_or_default()),
+                (StreamChannel::Content, delta.content.clone().unwrap_or_default()),
             ]
         }));
-        let content: String = expected.iter().filter(|(c, _)| *c == Channel::Content).map(|(_, t)| t.as_str()).collect();
-        let reasoning: String = expected.iter().filter(|(c, _)| *c == Channel::Reasoning).map(|(_, t)| t.as_str()).collect();
+        let content: String = expected.iter().filter(|(c, _)| *c == StreamChannel::Content).map(|(_, t)| t.as_str()).collect();
+        let reasoning: String = expected.iter().filter(|(c, _)| *c == StreamChannel::Reasoning).map(|(_, t)| t.as_str()).collect();
         prop_assert_eq!(output.content.unwrap_or_default(), content);
         prop_assert_eq!(output.reasoning.unwrap_or_default(), reasoning);
         let emitted = merged(batches.into_iter().flatten().map(|item| (item.channel, item.text)));

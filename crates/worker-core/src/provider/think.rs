@@ -7,7 +7,7 @@
 //! any character across deltas, so the splitter is a small state machine
 //! that holds back only the characters that might still become a tag.
 
-use crate::batcher::Channel;
+use protocol::payloads::StreamChannel;
 use serde_json::{Map, Value};
 
 const OPEN: &str = "<think>";
@@ -17,7 +17,7 @@ const CLOSE: &str = "</think>";
 /// string: `reasoning_content`, `reasoning`, `reasoning.content`,
 /// `thinking`. A present but empty `reasoning_content` still wins, so a
 /// server that sends it alongside another spelling is read one way only.
-pub fn extract_reasoning(delta: &Map<String, Value>) -> &str {
+pub(crate) fn extract_reasoning(delta: &Map<String, Value>) -> &str {
     if let Some(Value::String(text)) = delta.get("reasoning_content") {
         return text;
     }
@@ -53,26 +53,26 @@ fn partial_tag_len(text: &str, token: &str) -> usize {
 /// while the model thinks instead of arriving only at `</think>`. A stray
 /// `</think>` outside a block is ordinary content.
 #[derive(Debug, Default, Clone)]
-pub struct InlineThink {
+pub(crate) struct InlineThink {
     inside: bool,
     held: String,
 }
 
 impl InlineThink {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Adds content text; returns the pieces that are now certain, in order.
-    pub fn push(&mut self, text: &str) -> Vec<(Channel, String)> {
+    pub(crate) fn push(&mut self, text: &str) -> Vec<(StreamChannel, String)> {
         let mut out = Vec::new();
         let mut rest = std::mem::take(&mut self.held);
         rest.push_str(text);
         loop {
             let (token, channel) = if self.inside {
-                (CLOSE, Channel::Reasoning)
+                (CLOSE, StreamChannel::Reasoning)
             } else {
-                (OPEN, Channel::Content)
+                (OPEN, StreamChannel::Content)
             };
             if let Some(at) = rest.find(token) {
                 emit(&mut out, channel, &rest[..at]);
@@ -91,19 +91,19 @@ impl InlineThink {
 
     /// The held-back text at the end of the stream: reasoning when a block
     /// is still open, otherwise content (a lone `<thi` is just text).
-    pub fn finish(&mut self) -> Option<(Channel, String)> {
+    pub(crate) fn finish(&mut self) -> Option<(StreamChannel, String)> {
         let held = std::mem::take(&mut self.held);
         let channel = if self.inside {
-            Channel::Reasoning
+            StreamChannel::Reasoning
         } else {
-            Channel::Content
+            StreamChannel::Content
         };
         self.inside = false;
         (!held.is_empty()).then_some((channel, held))
     }
 }
 
-fn emit(out: &mut Vec<(Channel, String)>, channel: Channel, text: &str) {
+fn emit(out: &mut Vec<(StreamChannel, String)>, channel: StreamChannel, text: &str) {
     if !text.is_empty() {
         out.push((channel, text.to_owned()));
     }
@@ -112,11 +112,11 @@ fn emit(out: &mut Vec<(Channel, String)>, channel: Channel, text: &str) {
 /// The content of a complete text with its `<think>` blocks removed; an
 /// unfinished block or tag at the end is dropped (used for titles, where
 /// only the final answer counts).
-pub fn strip_inline_think(text: &str) -> String {
+pub(crate) fn strip_inline_think(text: &str) -> String {
     InlineThink::new()
         .push(text)
         .into_iter()
-        .filter(|(channel, _)| *channel == Channel::Content)
+        .filter(|(channel, _)| *channel == StreamChannel::Content)
         .map(|(_, piece)| piece)
         .collect()
 }
@@ -148,13 +148,13 @@ mod tests {
         assert_eq!(extract_reasoning(&delta(json!({"content": "answer"}))), "");
     }
 
-    fn totals(pieces: &[(Channel, String)]) -> (String, String) {
+    fn totals(pieces: &[(StreamChannel, String)]) -> (String, String) {
         let mut content = String::new();
         let mut reasoning = String::new();
         for (channel, text) in pieces {
             match channel {
-                Channel::Content => content.push_str(text),
-                Channel::Reasoning => reasoning.push_str(text),
+                StreamChannel::Content => content.push_str(text),
+                StreamChannel::Reasoning => reasoning.push_str(text),
             }
         }
         (content, reasoning)
@@ -167,12 +167,12 @@ mod tests {
         assert_eq!(
             pieces,
             vec![
-                (Channel::Content, "a".to_owned()),
-                (Channel::Reasoning, "b".to_owned()),
-                (Channel::Content, "c".to_owned()),
+                (StreamChannel::Content, "a".to_owned()),
+                (StreamChannel::Reasoning, "b".to_owned()),
+                (StreamChannel::Content, "c".to_owned()),
             ]
         );
-        assert_eq!(think.finish(), Some((Channel::Content, "<thi".to_owned())));
+        assert_eq!(think.finish(), Some((StreamChannel::Content, "<thi".to_owned())));
     }
 
     #[test]

@@ -11,13 +11,13 @@ use protocol::js;
 use serde_json::{Map, Value};
 
 /// Calls per round.
-pub const MAX_TOOL_CALLS: usize = 64;
+pub(crate) const MAX_TOOL_CALLS: usize = 64;
 /// UTF-16 units of a call id.
-pub const MAX_TOOL_CALL_ID_CHARS: usize = 128;
+pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 /// UTF-16 units of a function name.
-pub const MAX_TOOL_NAME_CHARS: usize = 128;
+const MAX_TOOL_NAME_CHARS: usize = 128;
 /// UTF-16 units of the raw argument text.
-pub const MAX_TOOL_ARGUMENT_CHARS: usize = 256_000;
+const MAX_TOOL_ARGUMENT_CHARS: usize = 256_000;
 
 fn invalid(message: impl Into<String>) -> ProviderError {
     ProviderError::new(ProviderErrorCode::InvalidToolCall, message)
@@ -34,18 +34,18 @@ struct Partial {
 
 /// The calls of one round in the order their first fragment arrived.
 #[derive(Debug, Default)]
-pub struct ToolCallAccumulator {
+pub(crate) struct ToolCallAccumulator {
     calls: Vec<(u64, Partial)>,
 }
 
 impl ToolCallAccumulator {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Merges a delta's `tool_calls` (absent or `null` is nothing; anything
     /// but an array of objects is refused).
-    pub fn apply(&mut self, tool_calls: Option<&Value>) -> Result<(), ProviderError> {
+    pub(crate) fn apply(&mut self, tool_calls: Option<&Value>) -> Result<(), ProviderError> {
         let items = match tool_calls {
             None | Some(Value::Null) => return Ok(()),
             Some(Value::Array(items)) => items,
@@ -118,7 +118,7 @@ impl ToolCallAccumulator {
 
     /// The finished calls: each needs a non-empty id without control
     /// characters and a name of 1–128 `[A-Za-z0-9_-]`; ids are unique.
-    pub fn finish(self) -> Result<Vec<ProviderToolCall>, ProviderError> {
+    pub(crate) fn finish(self) -> Result<Vec<ProviderToolCall>, ProviderError> {
         let mut out: Vec<ProviderToolCall> = Vec::with_capacity(self.calls.len());
         for (_, partial) in self.calls {
             let id_ok = !partial.id.is_empty() && !partial.id.chars().any(|c| (c as u32) < 32 || c as u32 == 127);

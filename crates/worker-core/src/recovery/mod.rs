@@ -7,120 +7,37 @@
 //! editor instance and focused file are exactly what the worker verified a
 //! moment before, so a recovery can never overwrite work it did not see. On
 //! one tab at most one recovery runs at a time, never while an agent run owns
-//! the tab, and no agent run starts while a recovery runs ([`RecoveryTabs`]).
+//! the tab, and no agent run starts while a recovery runs
+//! (`recovery_tabs`).
 
-pub mod revert;
-pub mod routes;
-pub mod snapshot_ops;
+mod revert;
+mod routes;
+mod snapshot_ops;
 
 #[cfg(test)]
 mod tests;
 
 use crate::cancel::Cancellation;
-use crate::edits::diff::whole_document_change;
+use crate::edits::whole_document_change;
 use crate::envelope::RequestError;
-use crate::page_client::{apply_edit, read_context};
+use crate::page_client::{apply_edit, edit_snapshot_request, read_context};
 use crate::platform::{Platform, Tabs};
 use crate::runs::Runs;
 use crate::tabs::is_typst_app_url;
 use content_bridge::PageError;
 use protocol::js;
-use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit};
-use std::cell::RefCell;
-use std::collections::HashSet;
+use protocol::payloads::PageApplyEdit;
 
-/// Which recovery holds a tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecoveryKind {
-    /// `EDIT_CHECKPOINT_REVERT`.
-    Revert,
-    /// `DOCUMENT_SNAPSHOT_RESTORE` and `DOCUMENT_SNAPSHOT_DELETE`.
-    SnapshotMutation,
-}
-
-/// The tabs on which a recovery is running (the original's `revertingTabs`
-/// and `snapshotMutationTabs`). Lives as long as the worker instance; a
-/// worker that is stopped mid-recovery loses nothing durable, since the
-/// checkpoint journal records where a revert stopped.
-#[derive(Default)]
-pub struct RecoveryTabs {
-    reverting: RefCell<HashSet<u64>>,
-    mutating: RefCell<HashSet<u64>>,
-}
-
-/// Holds a tab for one recovery; dropping it frees the tab.
-pub struct RecoveryGuard<'a> {
-    tabs: &'a RecoveryTabs,
-    tab_id: u64,
-    kind: RecoveryKind,
-}
-
-impl Drop for RecoveryGuard<'_> {
-    fn drop(&mut self) {
-        self.tabs.set(self.kind).borrow_mut().remove(&self.tab_id);
-    }
-}
-
-impl RecoveryTabs {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn set(&self, kind: RecoveryKind) -> &RefCell<HashSet<u64>> {
-        match kind {
-            RecoveryKind::Revert => &self.reverting,
-            RecoveryKind::SnapshotMutation => &self.mutating,
-        }
-    }
-
-    /// Whether a revert, restore or delete is running on `tab_id`; agent
-    /// runs are refused meanwhile (`DOCUMENT_RECOVERY_ACTIVE`).
-    pub fn is_recovering(&self, tab_id: u64) -> bool {
-        self.reverting.borrow().contains(&tab_id) || self.mutating.borrow().contains(&tab_id)
-    }
-
-    /// Takes `tab_id` for one recovery, or refuses because another one runs
-    /// there (`EDIT_REVERT_ACTIVE` for a revert, `DOCUMENT_SNAPSHOT_ACTIVE`
-    /// for a restore or delete).
-    pub fn begin(&self, tab_id: u64, kind: RecoveryKind) -> Result<RecoveryGuard<'_>, RequestError> {
-        if self.is_recovering(tab_id) {
-            let code = match kind {
-                RecoveryKind::Revert => "EDIT_REVERT_ACTIVE",
-                RecoveryKind::SnapshotMutation => "DOCUMENT_SNAPSHOT_ACTIVE",
-            };
-            return Err(RequestError::new(
-                code,
-                "Another document recovery is already running on this tab.",
-            ));
-        }
-        self.set(kind).borrow_mut().insert(tab_id);
-        Ok(RecoveryGuard {
-            tabs: self,
-            tab_id,
-            kind,
-        })
-    }
-}
-
-/// The refusal used when an agent run owns the tab.
-pub const RECOVERY_ACTIVE_CODE: &str = "DOCUMENT_RECOVERY_ACTIVE";
-
-/// The refusal of `AI_RUN_RESERVE` / `AI_STREAM_START` during a recovery.
-pub fn recovery_active_error() -> RequestError {
-    RequestError::new(
-        RECOVERY_ACTIVE_CODE,
-        "A document recovery is running on this tab; start the agent again when it has finished.",
-    )
-}
+pub(crate) use routes::route;
 
 /// Whether an agent run is active on `tab_id`.
-pub fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
+pub(crate) fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
     runs.summaries().iter().any(|run| run.tab_id == tab_id)
 }
 
 /// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
 /// raw path segment.
-pub fn project_of_url(url: &str) -> Option<&str> {
+pub(crate) fn project_of_url(url: &str) -> Option<&str> {
     const MARKER: &str = "typst.app/project/";
     let start = url.find(MARKER)? + MARKER.len();
     let rest = url.get(start..)?;
@@ -129,7 +46,7 @@ pub fn project_of_url(url: &str) -> Option<&str> {
 }
 
 /// Requires `tab_id` to be a typst.app tab that shows `project_id`.
-pub async fn check_tab_scope(
+pub(crate) async fn check_tab_scope(
     tabs: &impl Tabs,
     tab_id: u64,
     project_id: &str,
@@ -152,10 +69,10 @@ pub async fn check_tab_scope(
 
 /// The live editor as one `edit` read saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LiveEditor {
-    pub text: String,
-    pub editor_token: String,
-    pub file_label: String,
+pub(crate) struct LiveEditor {
+    pub(crate) text: String,
+    pub(crate) editor_token: String,
+    pub(crate) file_label: String,
 }
 
 /// Page codes a recovery error may carry to the panel; anything else from
@@ -187,15 +104,12 @@ fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
 
 /// Reads the focused document (`PAGE_GET_CONTEXT`, `edit` projection);
 /// anything but a full text with an editor token is `unavailable_code`.
-pub async fn read_live_editor<P: Platform>(
+pub(crate) async fn read_live_editor<P: Platform>(
     platform: &P,
     tab_id: u64,
     unavailable_code: &'static str,
 ) -> Result<LiveEditor, RequestError> {
-    let request = ContextRequest {
-        projection: Some(ContextProjection::Edit),
-        ..ContextRequest::default()
-    };
+    let request = edit_snapshot_request();
     // A recovery is not part of a run and has no Stop; the page's own
     // timeout bounds the wait.
     let context = read_context(platform, tab_id, &request, None, &Cancellation::new())
@@ -222,21 +136,21 @@ pub async fn read_live_editor<P: Platform>(
 }
 
 /// What a guarded whole-document replacement writes and how it is named.
-pub struct Replacement<'a> {
+pub(crate) struct Replacement<'a> {
     /// The synthetic run id (`revert-<uuid>`, `snapshot-restore-<uuid>`).
-    pub run_id: String,
+    pub(crate) run_id: String,
     /// `revert-<checkpointId>`, `restore-<snapshotId>`.
-    pub call_id: String,
+    pub(crate) call_id: String,
     /// The file the replacement is for; the page refuses another one.
-    pub file_label: &'a str,
-    pub text: &'a str,
+    pub(crate) file_label: &'a str,
+    pub(crate) text: &'a str,
     /// The code of a refusal the page gave no known code for.
-    pub failure_code: &'static str,
+    pub(crate) failure_code: &'static str,
 }
 
 /// One guarded whole-document replacement: the page applies it only while
 /// the editor still shows exactly `live` in the replacement's file.
-pub async fn replace_document<P: Platform>(
+pub(crate) async fn replace_document<P: Platform>(
     platform: &P,
     tab_id: u64,
     live: &LiveEditor,

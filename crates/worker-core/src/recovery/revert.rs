@@ -11,14 +11,11 @@
 //! the cascade; older responses stay untouched, and the error carries the
 //! receipts of the steps that did complete so the panel can show them.
 
-use super::{
-    LiveEditor, RecoveryKind, RecoveryTabs, Replacement, check_tab_scope, read_live_editor, replace_document,
-    run_active_on,
-};
+use super::{LiveEditor, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
 use crate::envelope::RequestError;
-use crate::journals::checkpoints::{CheckpointRecord, Checkpoints};
-use crate::journals::{DocumentState, JournalStore};
+use crate::journals::{CheckpointRecord, Checkpoints, DocumentState, JournalStore};
 use crate::platform::{Clock, Platform};
+use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
 use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, EditCheckpointStatus, PublicEditCheckpoint};
@@ -233,7 +230,7 @@ fn cascade_failure(
 }
 
 /// Serves `EDIT_CHECKPOINT_REVERT`.
-pub async fn revert<P: Platform>(
+pub(crate) async fn revert<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -248,7 +245,7 @@ pub async fn revert<P: Platform>(
         ));
     }
     check_tab_scope(platform.tabs(), request.tab_id, &request.project_id, PROJECT_MISMATCH).await?;
-    let journal = Checkpoints::new(JournalStore::new(platform.storage(), platform.clock(), &store.queue));
+    let journal = Checkpoints::new(JournalStore::on(platform, &store.queue));
     let cascade = journal.load_cascade(&request.checkpoint_id).await?.unwrap_or_default();
     match cascade.first() {
         Some(first) if first.meta.id == request.checkpoint_id => {}

@@ -9,14 +9,12 @@
 //! copy cannot be stored; then one guarded whole-document replacement
 //! swaps in the saved text.
 
-use super::{
-    RecoveryKind, RecoveryTabs, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on,
-};
-use crate::edits::diff::{WholeDocumentEdit, whole_document_edit};
+use super::{Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
+use crate::edits::{WholeDocumentEdit, whole_document_edit};
 use crate::envelope::RequestError;
-use crate::journals::snapshots::{SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
-use crate::journals::{DocumentState, JournalStore};
+use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
+use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
 use protocol::document_snapshot::{SnapshotKind, SnapshotRestoredUpdate};
@@ -27,15 +25,15 @@ use serde_json::{Value, json};
 const PROJECT_MISMATCH: &str = "DOCUMENT_SNAPSHOT_PROJECT_MISMATCH";
 const CONTEXT_UNAVAILABLE: &str = "DOCUMENT_SNAPSHOT_CONTEXT_UNAVAILABLE";
 /// Title of the copy of the live text a restore saves first.
-pub const RESCUE_TITLE: &str = "Before restore";
+const RESCUE_TITLE: &str = "Before restore";
 /// Shown when a preview has no diff and the diff builder gave no reason.
-pub const PREVIEW_UNAVAILABLE_NOTICE: &str =
+const PREVIEW_UNAVAILABLE_NOTICE: &str =
     "No line diff is available for this snapshot; restoring replaces the whole current document.";
 /// Longest `previewNotice`.
 const MAX_PREVIEW_NOTICE_CHARS: usize = 500;
 
 fn journal<'a, P: Platform>(platform: &'a P, store: &'a SessionStore) -> Snapshots<'a, P::Storage, P::Clock> {
-    Snapshots::new(JournalStore::new(platform.storage(), platform.clock(), &store.queue))
+    Snapshots::new(JournalStore::on(platform, &store.queue))
 }
 
 fn refuse_during_run(runs: &Runs, tab_id: u64) -> Result<(), RequestError> {
@@ -113,7 +111,7 @@ fn public(meta: &SnapshotMeta) -> Value {
 }
 
 /// `DOCUMENT_SNAPSHOT_LIST`: the focused file's snapshots for this chat.
-pub async fn list<P: Platform>(
+pub(crate) async fn list<P: Platform>(
     platform: &P,
     store: &SessionStore,
     scope: &SnapshotScope,
@@ -131,7 +129,7 @@ pub async fn list<P: Platform>(
 }
 
 /// `DOCUMENT_SNAPSHOT_PREVIEW`: what a restore would change.
-pub async fn preview<P: Platform>(
+pub(crate) async fn preview<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -168,7 +166,7 @@ pub async fn preview<P: Platform>(
 /// `DOCUMENT_SNAPSHOT_RESTORE`: rescue copy first, then one guarded
 /// replacement; the answer carries the editor-state update the panel stores
 /// so later model turns know the document changed.
-pub async fn restore<P: Platform>(
+pub(crate) async fn restore<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -222,7 +220,7 @@ pub async fn restore<P: Platform>(
 }
 
 /// `DOCUMENT_SNAPSHOT_DELETE`: removes one snapshot of the focused file.
-pub async fn delete<P: Platform>(
+pub(crate) async fn delete<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,

@@ -1,126 +1,81 @@
-//! Recovery through the router, against a fake typst.app page that answers
-//! `PAGE_GET_CONTEXT` and `PAGE_APPLY_EDIT` as the page script does (with
-//! its file, editor and exact-text guards).
+//! Recovery through the router, against the fake typst.app page
+//! ([`FakeTypstPages`]), which answers `PAGE_GET_CONTEXT` and
+//! `PAGE_APPLY_EDIT` as the page script does (with its file, editor and
+//! exact-text guards).
 
 use super::*;
-use crate::fakes::{FakeBrowser, FakePages, FakePlatform, block_on};
-use crate::journals::checkpoints::{Checkpoints, StageInput};
-use crate::journals::snapshots::{SnapshotInput, Snapshots};
-use crate::journals::{DocumentState, JournalStore};
-use crate::router::Worker;
-use crate::runs::coordinator::RunIdentity;
+use crate::fakes::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeTypstPages, TypstPage, ask, block_on};
+use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
+use crate::recovery_tabs::RecoveryKind;
+use crate::runs::RunIdentity;
+use crate::worker::Worker;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
-use protocol::edit_checkpoint::{apply_text_changes, sha256_text};
 use serde_json::{Value, json};
-use std::rc::Rc;
+use std::cell::RefMut;
 
 const TAB: u64 = 7;
 const URL: &str = "https://typst.app/project/p";
 
-/// What the fake page holds and what the worker asked of it.
-struct PageState {
-    text: String,
-    file: String,
-    token: String,
-    /// Message types in the order they arrived.
-    calls: Vec<String>,
-    applied: Vec<Value>,
-    /// The next `PAGE_APPLY_EDIT` is refused with this code.
-    refuse_next_apply: Option<&'static str>,
-}
+/// The worker of these tests, on the fake typst.app page.
+type RecoveryWorker = Worker<FakePlatform<FakeTypstPages>>;
 
-type SharedPage = Rc<RefCell<PageState>>;
-
-fn response(request: &Value, data: Value) -> Value {
-    json!({"type": "PROTOCOL_RESPONSE", "requestId": request["requestId"], "payload": {"ok": true, "data": data}})
-}
-
-fn context(state: &PageState) -> Value {
-    json!({
-        "fullText": state.text, "truncated": false,
-        "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "", "selectionTruncated": false,
-        "selectionFrom": 0, "selectionTo": 0, "docLength": js::utf16_len(&state.text),
-        "lineCount": state.text.split('\n').count(), "editorToken": state.token,
-        "workspace": {"files_panel_open": false, "active_editor_file": {
-            "projectLabel": "Thesis", "relativePath": state.file, "basename": state.file,
-            "source": "header_breadcrumb", "confidence": "high"}},
-    })
-}
-
-fn refusal(code: &str, reason: &str) -> Value {
-    let mut result = json!({"ok": false, "code": code, "error": format!("refused: {reason}")});
-    if code == "STALE_EDIT_PREVIEW" {
-        result["staleReason"] = json!(reason);
-    }
-    json!({ "result": result })
-}
-
-/// `PAGE_APPLY_EDIT` with the main world's guards.
-fn apply(state: &mut PageState, payload: &Value) -> Value {
-    if let Some(code) = state.refuse_next_apply.take() {
-        return refusal(code, "document");
-    }
-    if payload["expectedFileLabel"] != state.file.as_str() {
-        return refusal("STALE_EDIT_PREVIEW", "file");
-    }
-    if payload["expectedEditorToken"] != state.token.as_str() {
-        return refusal("STALE_EDIT_PREVIEW", "editor");
-    }
-    if payload["expectedText"] != state.text.as_str() {
-        return refusal("STALE_EDIT_PREVIEW", "document");
-    }
-    let changes: Vec<protocol::edit_checkpoint::TextChange> =
-        serde_json::from_value(payload["changes"].clone()).unwrap_or_default();
-    match apply_text_changes(&state.text, &changes) {
-        Ok(next) => {
-            state.text = next;
-            state.applied.push(payload.clone());
-            json!({"result": {"ok": true, "edits_applied": 1, "reviewed_diff": payload["reviewedDiff"]}})
-        }
-        Err(_) => refusal("INVALID_PREPARED_EDIT", "changes"),
-    }
-}
-
-fn page(text: &str) -> SharedPage {
-    Rc::new(RefCell::new(PageState {
-        text: text.into(),
-        file: "main.typ".into(),
-        token: "editor-1".into(),
-        calls: Vec::new(),
-        applied: Vec::new(),
-        refuse_next_apply: None,
-    }))
-}
-
-fn worker_with(page: &SharedPage) -> Worker<FakePlatform> {
-    let shared = Rc::clone(page);
-    let pages = FakePages::answering(move |tab, message| {
-        assert_eq!(tab, 7);
-        let mut state = shared.borrow_mut();
-        let kind = message["type"].as_str().unwrap_or_default().to_owned();
-        state.calls.push(kind.clone());
-        let data = match kind.as_str() {
-            "PAGE_GET_CONTEXT" => context(&state),
-            "PAGE_APPLY_EDIT" => apply(&mut state, &message["payload"]),
-            other => panic!("unexpected page request {other}"),
-        };
-        Ok(Some(response(message, data)))
-    });
-    Worker::new(FakePlatform {
+/// A worker whose tab [`TAB`] shows `text` in `main.typ` of project `p`
+/// (tab 8 shows another site).
+fn worker_with(text: &str) -> RecoveryWorker {
+    let worker = Worker::new(FakePlatform {
         browser: FakeBrowser::with_tabs(&[(7, URL), (8, "https://example.com/project/p")]),
-        pages,
-        ..FakePlatform::default()
-    })
+        clock: FakeClock::default(),
+        pages: FakeTypstPages::default(),
+        network: FakeNetwork::default(),
+    });
+    {
+        let mut page = page(&worker);
+        page.doc = text.into();
+        page.files_open = false;
+    }
+    worker
 }
 
-fn send(worker: &Worker<FakePlatform>, message_type: &str, payload: Value) -> Value {
-    let message = json!({"type": message_type, "requestId": "r-1", "payload": payload});
-    let answer = block_on(worker.handle_message(&message)).expect("answered");
-    answer["payload"].clone()
+fn page(worker: &RecoveryWorker) -> RefMut<'_, TypstPage> {
+    worker.platform.pages.page.borrow_mut()
 }
 
-fn revert(worker: &Worker<FakePlatform>, id: &str) -> Value {
+/// The page requests the worker sent, by type, in order.
+fn calls(worker: &RecoveryWorker) -> Vec<String> {
+    let sent = worker.platform.pages.sent.borrow();
+    sent.iter()
+        .map(|(_, message)| message["type"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The payloads of every `PAGE_APPLY_EDIT` the worker sent.
+fn applied(worker: &RecoveryWorker) -> Vec<Value> {
+    worker
+        .platform
+        .pages
+        .sent_of("PAGE_APPLY_EDIT")
+        .iter()
+        .map(|message| message["payload"].clone())
+        .collect()
+}
+
+/// Sends a panel request; a recovery reads and writes only its own tab and
+/// asks the page for nothing but the context and one guarded apply.
+fn send(worker: &RecoveryWorker, message_type: &str, payload: Value) -> Value {
+    let answer = ask(worker, message_type, payload);
+    for (tab, message) in worker.platform.pages.sent.borrow().iter() {
+        assert_eq!(*tab, 7, "{message}");
+        let kind = message["type"].as_str().unwrap_or_default();
+        assert!(
+            ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT"].contains(&kind),
+            "unexpected page request {kind}"
+        );
+    }
+    answer
+}
+
+fn revert(worker: &RecoveryWorker, id: &str) -> Value {
     send(
         worker,
         "EDIT_CHECKPOINT_REVERT",
@@ -128,20 +83,20 @@ fn revert(worker: &Worker<FakePlatform>, id: &str) -> Value {
     )
 }
 
-fn checkpoints(worker: &Worker<FakePlatform>) -> Checkpoints<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
+fn checkpoints(worker: &RecoveryWorker) -> Checkpoints<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
     let p = &worker.platform;
-    Checkpoints::new(JournalStore::new(p.storage(), p.clock(), &worker.store.queue))
+    Checkpoints::new(JournalStore::on(p, &worker.store.queue))
 }
 
-fn snapshots(worker: &Worker<FakePlatform>) -> Snapshots<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
+fn snapshots(worker: &RecoveryWorker) -> Snapshots<'_, crate::fakes::MemoryStorage, crate::fakes::FakeClock> {
     let p = &worker.platform;
-    Snapshots::new(JournalStore::new(p.storage(), p.clock(), &worker.store.queue))
+    Snapshots::new(JournalStore::on(p, &worker.store.queue))
 }
 
 /// One agent response that changed the page from `before` to `after`, as
 /// the run engine records it: staged, applied on the page, committed.
-fn response_edit(worker: &Worker<FakePlatform>, page: &SharedPage, id: &str, session: &str, after: &str) {
-    let before = page.borrow().text.clone();
+fn response_edit(worker: &RecoveryWorker, id: &str, session: &str, after: &str) {
+    let before = page(worker).doc.clone();
     let staged = block_on(checkpoints(worker).stage(StageInput {
         id: id.into(),
         project_id: "p".into(),
@@ -153,12 +108,12 @@ fn response_edit(worker: &Worker<FakePlatform>, page: &SharedPage, id: &str, ses
         pending_after: DocumentState::of(after),
     }));
     assert!(staged.is_ok());
-    page.borrow_mut().text = after.into();
+    page(worker).doc = after.into();
     assert!(block_on(checkpoints(worker).commit(id)).is_ok());
     worker.platform.clock.advance(1_000.0);
 }
 
-fn status_of(worker: &Worker<FakePlatform>, id: &str) -> Option<String> {
+fn status_of(worker: &RecoveryWorker, id: &str) -> Option<String> {
     let index = worker.platform.storage().value(storage_keys::EDIT_CHECKPOINT_INDEX)?;
     index["entries"]
         .as_array()?
@@ -175,9 +130,8 @@ fn error_code(answer: &Value) -> &str {
 
 #[test]
 fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     let answer = revert(&worker, "edit-1");
     assert_eq!(answer["ok"], true, "{answer}");
     let data = &answer["data"];
@@ -185,9 +139,9 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
     assert_eq!(data["checkpoint"]["id"], "edit-1");
     assert_eq!(data["revertedCount"], 1);
     assert_eq!(data["alreadyReverted"], false);
-    assert_eq!(page.borrow().text, "= Before");
-    assert_eq!(page.borrow().calls, ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT"]);
-    let sent = worker.platform.pages.sent();
+    assert_eq!(page(&worker).doc, "= Before");
+    assert_eq!(calls(&worker), ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT"]);
+    let sent = worker.platform.pages.sent.borrow().clone();
     let apply = &sent[1].1;
     assert!(
         apply["runId"]
@@ -205,7 +159,7 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
         worker
             .platform
             .storage()
-            .value(&crate::journals::checkpoints::body_key("edit-1"))
+            .value(&format!("{}edit-1", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX))
             .is_none()
     );
     // Reverting again changes nothing.
@@ -216,11 +170,10 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
 
 #[test]
 fn reverting_an_older_response_cascades_newest_first_within_the_chat() {
-    let page = page("= Base");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-first", "s", "= First");
-    response_edit(&worker, &page, "edit-second", "s", "= Second");
-    response_edit(&worker, &page, "edit-third", "s", "= Third");
+    let worker = worker_with("= Base");
+    response_edit(&worker, "edit-first", "s", "= First");
+    response_edit(&worker, "edit-second", "s", "= Second");
+    response_edit(&worker, "edit-third", "s", "= Third");
     let answer = revert(&worker, "edit-first");
     assert_eq!(answer["ok"], true, "{answer}");
     let ids: Vec<&str> = answer["data"]["checkpoints"]
@@ -230,10 +183,8 @@ fn reverting_an_older_response_cascades_newest_first_within_the_chat() {
     assert_eq!(ids, ["edit-third", "edit-second", "edit-first"]);
     assert_eq!(answer["data"]["revertedCount"], 3);
     assert_eq!(answer["data"]["checkpoint"]["id"], "edit-first");
-    assert_eq!(page.borrow().text, "= Base");
-    let inserts: Vec<Value> = page
-        .borrow()
-        .applied
+    assert_eq!(page(&worker).doc, "= Base");
+    let inserts: Vec<Value> = applied(&worker)
         .iter()
         .map(|p| p["changes"][0]["insert"].clone())
         .collect();
@@ -242,15 +193,14 @@ fn reverting_an_older_response_cascades_newest_first_within_the_chat() {
 
 #[test]
 fn the_cascade_leaves_other_chats_alone() {
-    let page = page("= Base");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-mine", "s", "= Mine");
-    response_edit(&worker, &page, "edit-theirs", "other", "= Theirs");
+    let worker = worker_with("= Base");
+    response_edit(&worker, "edit-mine", "s", "= Mine");
+    response_edit(&worker, "edit-theirs", "other", "= Theirs");
     // The other chat's later edit is not part of this chat's cascade, so the
     // live document does not match this response's final state.
     let answer = revert(&worker, "edit-mine");
     assert_eq!(error_code(&answer), "EDIT_REVERT_CONFLICT");
-    assert_eq!(page.borrow().text, "= Theirs");
+    assert_eq!(page(&worker).doc, "= Theirs");
     assert_eq!(status_of(&worker, "edit-theirs").as_deref(), Some("applied"));
     let foreign = revert(&worker, "edit-theirs");
     assert_eq!(error_code(&foreign), "EDIT_REVERT_SCOPE_MISMATCH");
@@ -258,30 +208,14 @@ fn the_cascade_leaves_other_chats_alone() {
 
 #[test]
 fn the_cascade_stops_at_the_first_refused_step_and_reports_partial_progress() {
-    let page = page("= First");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-first", "s", "= Second");
-    response_edit(&worker, &page, "edit-second", "s", "= Third");
-    response_edit(&worker, &page, "edit-third", "s", "= Fourth");
+    let worker = worker_with("= First");
+    response_edit(&worker, "edit-first", "s", "= Second");
+    response_edit(&worker, "edit-second", "s", "= Third");
+    response_edit(&worker, "edit-third", "s", "= Fourth");
     // The page accepts the newest step and refuses the next one.
-    let shared = Rc::clone(&page);
-    let apply_count = Rc::new(std::cell::Cell::new(0));
-    let count = Rc::clone(&apply_count);
-    worker.platform.pages.set_responder(move |_, message| {
-        let mut state = shared.borrow_mut();
-        let kind = message["type"].as_str().unwrap_or_default().to_owned();
-        state.calls.push(kind.clone());
-        let data = if kind == "PAGE_APPLY_EDIT" {
-            count.set(count.get() + 1);
-            if count.get() == 2 {
-                state.refuse_next_apply = Some("EDITOR_UNAVAILABLE");
-            }
-            apply(&mut state, &message["payload"])
-        } else {
-            context(&state)
-        };
-        Ok(Some(response(message, data)))
-    });
+    page(&worker).on_apply = Some(Box::new(|page: &mut TypstPage| {
+        page.refuse_next_apply = Some("EDITOR_UNAVAILABLE");
+    }));
     let answer = revert(&worker, "edit-first");
     assert_eq!(error_code(&answer), "EDITOR_UNAVAILABLE");
     let message = answer["error"]["message"].as_str().unwrap_or_default();
@@ -293,7 +227,7 @@ fn the_cascade_stops_at_the_first_refused_step_and_reports_partial_progress() {
     assert_eq!(details["totalCount"], 3);
     assert_eq!(details["checkpoints"][0]["id"], "edit-third");
     assert_eq!(details["checkpoints"][0]["status"], "reverted");
-    assert_eq!(page.borrow().text, "= Third");
+    assert_eq!(page(&worker).doc, "= Third");
     assert_eq!(status_of(&worker, "edit-third").as_deref(), Some("reverted"));
     assert_eq!(
         status_of(&worker, "edit-second").as_deref(),
@@ -305,32 +239,30 @@ fn the_cascade_stops_at_the_first_refused_step_and_reports_partial_progress() {
         Some("applied"),
         "older work untouched"
     );
-    assert_eq!(apply_count.get(), 2);
+    assert_eq!(applied(&worker).len(), 2, "the refused step was the second apply");
 }
 
 #[test]
 fn a_revert_refuses_to_overwrite_a_document_changed_after_the_response() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
-    page.borrow_mut().text = "= Newer user work".into();
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
+    page(&worker).doc = "= Newer user work".into();
     let answer = revert(&worker, "edit-1");
     assert_eq!(error_code(&answer), "EDIT_REVERT_CONFLICT");
     assert_eq!(answer["error"]["details"]["revertedCount"], 0);
-    assert_eq!(page.borrow().text, "= Newer user work");
-    assert_eq!(page.borrow().calls, ["PAGE_GET_CONTEXT"]);
+    assert_eq!(page(&worker).doc, "= Newer user work");
+    assert_eq!(calls(&worker), ["PAGE_GET_CONTEXT"]);
     assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("applied"));
 }
 
 #[test]
 fn a_revert_checks_the_focused_file_and_the_stored_copy() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
-    page.borrow_mut().file = "chapter.typ".into();
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
+    page(&worker).file = Some("chapter.typ".into());
     assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_REVERT_FILE_MISMATCH");
-    page.borrow_mut().file = "main.typ".into();
-    let key = crate::journals::checkpoints::body_key("edit-1");
+    page(&worker).file = Some("main.typ".into());
+    let key = format!("{}edit-1", storage_keys::EDIT_CHECKPOINT_BODY_PREFIX);
     worker
         .platform
         .storage()
@@ -341,7 +273,7 @@ fn a_revert_checks_the_focused_file_and_the_stored_copy() {
         .storage()
         .put(&key, json!({"version": 1, "id": "edit-x", "beforeText": "= Before"}));
     assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_CHECKPOINT_BODY_MISSING");
-    assert_eq!(page.borrow().text, "= After");
+    assert_eq!(page(&worker).doc, "= After");
     assert_eq!(
         error_code(&revert(&worker, "edit-unknown")),
         "EDIT_CHECKPOINT_NOT_FOUND"
@@ -350,8 +282,7 @@ fn a_revert_checks_the_focused_file_and_the_stored_copy() {
 
 #[test]
 fn a_revert_reconciles_a_stage_whose_page_commit_won_the_race() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Before");
     // Staged; the page applied the write, but the commit never happened.
     let staged = block_on(checkpoints(&worker).stage(StageInput {
         id: "edit-1".into(),
@@ -364,17 +295,16 @@ fn a_revert_reconciles_a_stage_whose_page_commit_won_the_race() {
         pending_after: DocumentState::of("= After"),
     }));
     assert!(staged.is_ok());
-    page.borrow_mut().text = "= After".into();
+    page(&worker).doc = "= After".into();
     let answer = revert(&worker, "edit-1");
     assert_eq!(answer["ok"], true, "{answer}");
-    assert_eq!(page.borrow().text, "= Before");
+    assert_eq!(page(&worker).doc, "= Before");
     assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("reverted"));
 }
 
 #[test]
 fn a_revert_of_a_stage_that_never_reached_the_page_removes_it() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Before");
     let staged = block_on(checkpoints(&worker).stage(StageInput {
         id: "edit-1".into(),
         project_id: "p".into(),
@@ -389,37 +319,36 @@ fn a_revert_of_a_stage_that_never_reached_the_page_removes_it() {
     let answer = revert(&worker, "edit-1");
     assert_eq!(error_code(&answer), "EDIT_CHECKPOINT_NOT_APPLIED");
     assert_eq!(status_of(&worker, "edit-1"), None);
-    assert_eq!(page.borrow().text, "= Before");
+    assert_eq!(page(&worker).doc, "= Before");
     // A later write of the run that never landed only rolls back that write.
-    response_edit(&worker, &page, "edit-2", "s", "= One");
+    response_edit(&worker, "edit-2", "s", "= One");
     let pending = DocumentState::of("= Two");
     assert!(block_on(checkpoints(&worker).prepare_update("edit-2", &pending, None)).is_ok());
     let answer = revert(&worker, "edit-2");
     assert_eq!(answer["ok"], true, "{answer}");
-    assert_eq!(page.borrow().text, "= Before");
+    assert_eq!(page(&worker).doc, "= Before");
 }
 
 #[test]
 fn a_revert_finishes_an_interrupted_restore() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     assert!(block_on(checkpoints(&worker).begin_revert("edit-1")).is_ok());
     // The page already reached the original text before the worker stopped.
-    page.borrow_mut().text = "= Before".into();
+    page(&worker).doc = "= Before".into();
     let answer = revert(&worker, "edit-1");
     assert_eq!(answer["data"]["alreadyReverted"], true, "{answer}");
     assert_eq!(answer["data"]["checkpoint"]["status"], "reverted");
-    assert_eq!(page.borrow().calls, ["PAGE_GET_CONTEXT"]);
+    assert_eq!(calls(&worker), ["PAGE_GET_CONTEXT"]);
     // Interrupted before the page changed: back to applied, then reverted.
-    response_edit(&worker, &page, "edit-2", "s", "= Again");
+    response_edit(&worker, "edit-2", "s", "= Again");
     assert!(block_on(checkpoints(&worker).begin_revert("edit-2")).is_ok());
     let answer = revert(&worker, "edit-2");
     assert_eq!(answer["data"]["alreadyReverted"], false, "{answer}");
-    assert_eq!(page.borrow().text, "= Before");
+    assert_eq!(page(&worker).doc, "= Before");
 }
 
-fn run_on_tab(worker: &Worker<FakePlatform>) {
+fn run_on_tab(worker: &RecoveryWorker) {
     let identity = RunIdentity {
         run_id: "run-live".into(),
         tab_id: TAB,
@@ -432,9 +361,8 @@ fn run_on_tab(worker: &Worker<FakePlatform>) {
 
 #[test]
 fn recovery_is_refused_before_any_page_access_while_an_agent_run_owns_the_tab() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     run_on_tab(&worker);
     assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_REVERT_RUN_ACTIVE");
     let target = json!({"snapshotId": "snapshot-x", "tabId": TAB, "projectId": "p", "sessionId": "s"});
@@ -449,15 +377,14 @@ fn recovery_is_refused_before_any_page_access_while_an_agent_run_owns_the_tab() 
             "{kind}"
         );
     }
-    assert!(page.borrow().calls.is_empty());
-    assert!(worker.platform.pages.sent().is_empty());
+    assert!(calls(&worker).is_empty());
+    assert!(worker.platform.pages.sent.borrow().is_empty());
 }
 
 #[test]
 fn one_recovery_per_tab_and_no_agent_run_meanwhile() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     let target = json!({"snapshotId": "snapshot-x", "tabId": TAB, "projectId": "p", "sessionId": "s"});
     {
         let _held = worker.recovery.begin(TAB, RecoveryKind::Revert).expect("free tab");
@@ -499,9 +426,8 @@ fn one_recovery_per_tab_and_no_agent_run_meanwhile() {
 
 #[test]
 fn recovery_needs_the_projects_typst_tab() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     let answer = send(
         &worker,
         "EDIT_CHECKPOINT_REVERT",
@@ -528,7 +454,7 @@ fn recovery_needs_the_projects_typst_tab() {
 
 // ----- snapshots -----
 
-fn automatic_snapshot(worker: &Worker<FakePlatform>, session: &str, file: &str, text: &str) -> String {
+fn automatic_snapshot(worker: &RecoveryWorker, session: &str, file: &str, text: &str) -> String {
     worker.platform.clock.advance(1_000.0);
     let created = block_on(snapshots(worker).create_automatic("p", session, "run-1", file, text));
     created.expect("saved").snapshot.id
@@ -540,8 +466,7 @@ fn target(id: &str) -> Value {
 
 #[test]
 fn the_list_shows_the_focused_files_snapshots_for_this_chat() {
-    let page = page("= Now");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Now");
     let mine = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     automatic_snapshot(&worker, "s2", "main.typ", "= Theirs");
     let rescue = block_on(snapshots(&worker).create(SnapshotInput {
@@ -567,7 +492,7 @@ fn the_list_shows_the_focused_files_snapshots_for_this_chat() {
         .unwrap_or_default();
     assert_eq!(ids, [rescue.snapshot.id.as_str(), mine.as_str()]);
     assert_eq!(answer["data"]["snapshots"][1]["kind"], "automatic");
-    page.borrow_mut().file = "other.typ".into();
+    page(&worker).file = Some("other.typ".into());
     let other = send(
         &worker,
         "DOCUMENT_SNAPSHOT_LIST",
@@ -578,8 +503,7 @@ fn the_list_shows_the_focused_files_snapshots_for_this_chat() {
 
 #[test]
 fn a_preview_compares_the_live_document_with_the_snapshot() {
-    let page = page("= Now");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Now");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&id));
     assert_eq!(answer["ok"], true, "{answer}");
@@ -597,10 +521,10 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
         "current first, saved second"
     );
     assert!(answer["data"].get("previewNotice").is_none());
-    page.borrow_mut().text = "= Saved".into();
+    page(&worker).doc = "= Saved".into();
     let same = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&id));
     assert_eq!(same["data"]["noChanges"], true);
-    assert!(page.borrow().applied.is_empty(), "a preview never writes");
+    assert!(applied(&worker).is_empty(), "a preview never writes");
     // A diff too large to review still allows the restore, with a notice.
     let lines = |prefix: &str| {
         (0..5_000)
@@ -609,7 +533,7 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
             .join("\n")
     };
     let big = automatic_snapshot(&worker, "s", "main.typ", &lines("old "));
-    page.borrow_mut().text = lines("new ");
+    page(&worker).doc = lines("new ");
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&big));
     assert_eq!(answer["data"]["noChanges"], false, "{answer}");
     assert_eq!(answer["data"]["preview"], Value::Null);
@@ -619,14 +543,13 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
 
 #[test]
 fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
-    let page = page("= Current work");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
     assert_eq!(answer["ok"], true, "{answer}");
     let data = &answer["data"];
     assert_eq!(data["noChanges"], false);
-    assert_eq!(page.borrow().text, "= Saved");
+    assert_eq!(page(&worker).doc, "= Saved");
     assert_eq!(data["rescueSnapshot"]["kind"], "rescue");
     assert_eq!(data["rescueSnapshot"]["title"], "Before restore");
     assert_eq!(data["editorStateUpdate"]["kind"], "snapshot-restored");
@@ -637,7 +560,7 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
         .expect("loaded")
         .expect("stored");
     assert_eq!(rescue.text.as_deref(), Some("= Current work"));
-    let sent = worker.platform.pages.sent();
+    let sent = worker.platform.pages.sent.borrow().clone();
     let apply = sent
         .iter()
         .find(|(_, m)| m["type"] == "PAGE_APPLY_EDIT")
@@ -654,7 +577,7 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
     // Restoring the rescue copy brings the work back.
     let back = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
     assert_eq!(back["ok"], true, "{back}");
-    assert_eq!(page.borrow().text, "= Current work");
+    assert_eq!(page(&worker).doc, "= Current work");
     // Already at the snapshot: nothing is written.
     let same = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
     assert_eq!(same["data"]["noChanges"], true);
@@ -663,35 +586,33 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
 
 #[test]
 fn a_restore_that_cannot_store_its_rescue_copy_changes_nothing() {
-    let page = page("= Current work");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     worker.platform.storage().fail_writes("QUOTA_BYTES quota exceeded");
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
     assert_eq!(error_code(&answer), "STORAGE_QUOTA_EXCEEDED");
-    assert_eq!(page.borrow().text, "= Current work");
-    assert!(page.borrow().applied.is_empty());
+    assert_eq!(page(&worker).doc, "= Current work");
+    assert!(applied(&worker).is_empty());
 }
 
 #[test]
 fn snapshot_requests_check_file_chat_project_and_integrity() {
-    let page = page("= Now");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Now");
     let other_chat = automatic_snapshot(&worker, "s2", "main.typ", "= Theirs");
     assert_eq!(
         error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&other_chat))),
         "DOCUMENT_SNAPSHOT_SCOPE_MISMATCH"
     );
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
-    page.borrow_mut().file = "chapter.typ".into();
+    page(&worker).file = Some("chapter.typ".into());
     let wrong_file = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
     assert_eq!(error_code(&wrong_file), "DOCUMENT_SNAPSHOT_FILE_MISMATCH");
     assert_eq!(
         wrong_file["error"]["message"],
         "Open main.typ before restoring this snapshot."
     );
-    page.borrow_mut().file = "main.typ".into();
-    let key = crate::journals::snapshots::body_key(&id);
+    page(&worker).file = Some("main.typ".into());
+    let key = format!("{}{id}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX);
     worker
         .platform
         .storage()
@@ -704,35 +625,32 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
         error_code(&send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target("snapshot-gone"))),
         "DOCUMENT_SNAPSHOT_NOT_FOUND"
     );
-    assert_eq!(page.borrow().text, "= Now");
-    assert!(page.borrow().applied.is_empty());
-    assert_eq!(sha256_text("= Now").len(), 64);
+    assert_eq!(page(&worker).doc, "= Now");
+    assert!(applied(&worker).is_empty());
 }
 
 #[test]
 fn a_stale_editor_refuses_the_restore_and_keeps_the_rescue_copy() {
-    let page = page("= Current work");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
-    page.borrow_mut().refuse_next_apply = Some("STALE_EDIT_PREVIEW");
+    page(&worker).refuse_next_apply = Some("STALE_EDIT_PREVIEW");
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
     assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW");
-    assert_eq!(page.borrow().text, "= Current work");
+    assert_eq!(page(&worker).doc, "= Current work");
     let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
     assert!(list.iter().any(|s| s.kind == SnapshotKind::Rescue));
 }
 
 #[test]
 fn deleting_a_snapshot_needs_its_file_focused() {
-    let page = page("= Now");
-    let worker = worker_with(&page);
+    let worker = worker_with("= Now");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
-    page.borrow_mut().file = "chapter.typ".into();
+    page(&worker).file = Some("chapter.typ".into());
     assert_eq!(
         error_code(&send(&worker, "DOCUMENT_SNAPSHOT_DELETE", target(&id))),
         "DOCUMENT_SNAPSHOT_FILE_MISMATCH"
     );
-    page.borrow_mut().file = "main.typ".into();
+    page(&worker).file = Some("main.typ".into());
     let answer = send(&worker, "DOCUMENT_SNAPSHOT_DELETE", target(&id));
     assert_eq!(answer["data"]["removed"], 1, "{answer}");
     assert_eq!(answer["data"]["snapshot"]["id"], id.as_str());
@@ -742,14 +660,13 @@ fn deleting_a_snapshot_needs_its_file_focused() {
 
 #[test]
 fn a_revert_whose_journal_cannot_be_written_leaves_the_page_untouched() {
-    let page = page("= Before");
-    let worker = worker_with(&page);
-    response_edit(&worker, &page, "edit-1", "s", "= After");
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
     worker.platform.storage().fail_writes("IO error");
     let answer = revert(&worker, "edit-1");
     assert_eq!(error_code(&answer), "STORAGE_WRITE_FAILED");
     assert_eq!(answer["error"]["details"]["failedCheckpointId"], "edit-1");
-    assert_eq!(page.borrow().text, "= After");
-    assert!(page.borrow().applied.is_empty());
+    assert_eq!(page(&worker).doc, "= After");
+    assert!(applied(&worker).is_empty());
     assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("applied"));
 }

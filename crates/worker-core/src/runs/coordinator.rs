@@ -12,22 +12,22 @@
 use std::collections::HashMap;
 
 /// How long a reservation waits for its start.
-pub const RESERVATION_TTL_MS: f64 = 30_000.0;
+const RESERVATION_TTL_MS: f64 = 30_000.0;
 /// How long a pre-start cancellation is remembered.
-pub const TOMBSTONE_TTL_MS: f64 = 30_000.0;
+const TOMBSTONE_TTL_MS: f64 = 30_000.0;
 /// Most reservations waiting at once.
-pub const MAX_RESERVATIONS: usize = 256;
+const MAX_RESERVATIONS: usize = 256;
 /// Most tombstones remembered at once (oldest dropped first).
-pub const MAX_TOMBSTONES: usize = 512;
+const MAX_TOMBSTONES: usize = 512;
 
 /// The identity a run is reserved and admitted under; a start must match its
 /// reservation exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RunIdentity {
-    pub run_id: String,
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
+pub(crate) struct RunIdentity {
+    pub(crate) run_id: String,
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
 }
 
 impl RunIdentity {
@@ -38,9 +38,9 @@ impl RunIdentity {
 
 /// Why a reservation or admission was refused, with the original's codes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AdmissionError {
-    pub code: &'static str,
-    pub message: &'static str,
+pub(crate) struct AdmissionError {
+    pub(crate) code: &'static str,
+    pub(crate) message: &'static str,
 }
 
 impl AdmissionError {
@@ -49,46 +49,18 @@ impl AdmissionError {
     }
 
     /// True when the run was cancelled before it could start.
-    pub fn is_cancelled(&self) -> bool {
+    pub(crate) fn is_cancelled(&self) -> bool {
         self.code == "CANCELLED"
     }
 }
 
 /// What a cancellation found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CancelOutcome {
+pub(crate) struct CancelOutcome {
     /// A reservation or an active run had this id.
-    pub found: bool,
-    pub active: bool,
-    pub reserved: bool,
-}
-
-/// Counts for tests and diagnostics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoordinatorCounts {
-    pub reservations: usize,
-    pub active: usize,
-    pub tombstones: usize,
-}
-
-/// Limits, overridable so tests can reach them with a handful of runs.
-#[derive(Debug, Clone, Copy)]
-pub struct CoordinatorLimits {
-    pub reservation_ttl_ms: f64,
-    pub tombstone_ttl_ms: f64,
-    pub max_reservations: usize,
-    pub max_tombstones: usize,
-}
-
-impl Default for CoordinatorLimits {
-    fn default() -> Self {
-        CoordinatorLimits {
-            reservation_ttl_ms: RESERVATION_TTL_MS,
-            tombstone_ttl_ms: TOMBSTONE_TTL_MS,
-            max_reservations: MAX_RESERVATIONS,
-            max_tombstones: MAX_TOMBSTONES,
-        }
-    }
+    pub(crate) found: bool,
+    pub(crate) active: bool,
+    pub(crate) reserved: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -99,8 +71,7 @@ struct Reservation {
 
 /// The reservation, admission and tombstone state machine.
 #[derive(Debug, Default)]
-pub struct RunCoordinator {
-    limits: CoordinatorLimits,
+pub(crate) struct RunCoordinator {
     reservations: HashMap<String, Reservation>,
     active: HashMap<String, RunIdentity>,
     chat_owners: HashMap<(String, String), String>,
@@ -109,17 +80,6 @@ pub struct RunCoordinator {
 }
 
 impl RunCoordinator {
-    pub fn new() -> Self {
-        RunCoordinator::default()
-    }
-
-    pub fn with_limits(limits: CoordinatorLimits) -> Self {
-        RunCoordinator {
-            limits,
-            ..RunCoordinator::default()
-        }
-    }
-
     fn release_reservation(&mut self, run_id: &str) -> Option<Reservation> {
         let reservation = self.reservations.remove(run_id)?;
         let chat = reservation.identity.chat();
@@ -148,15 +108,14 @@ impl RunCoordinator {
 
     fn retain_tombstone(&mut self, run_id: &str, now: f64) {
         self.tombstones.retain(|(id, _)| id != run_id);
-        self.tombstones
-            .push((run_id.to_owned(), now + self.limits.tombstone_ttl_ms));
-        let excess = self.tombstones.len().saturating_sub(self.limits.max_tombstones);
+        self.tombstones.push((run_id.to_owned(), now + TOMBSTONE_TTL_MS));
+        let excess = self.tombstones.len().saturating_sub(MAX_TOMBSTONES);
         self.tombstones.drain(..excess);
     }
 
     /// Reserves `identity`; repeating the same reservation is harmless and
     /// returns its expiry.
-    pub fn reserve(&mut self, identity: &RunIdentity, now: f64) -> Result<f64, AdmissionError> {
+    pub(crate) fn reserve(&mut self, identity: &RunIdentity, now: f64) -> Result<f64, AdmissionError> {
         self.prune(now);
         if self.has_tombstone(&identity.run_id) {
             return Err(AdmissionError::new(
@@ -190,13 +149,13 @@ impl RunCoordinator {
                 "Another run is already working in this chat.",
             ));
         }
-        if self.reservations.len() >= self.limits.max_reservations {
+        if self.reservations.len() >= MAX_RESERVATIONS {
             return Err(AdmissionError::new(
                 "RUN_RESERVATION_LIMIT",
                 "Too many runs are waiting to start.",
             ));
         }
-        let expires_at = now + self.limits.reservation_ttl_ms;
+        let expires_at = now + RESERVATION_TTL_MS;
         self.reservations.insert(
             identity.run_id.clone(),
             Reservation {
@@ -210,7 +169,7 @@ impl RunCoordinator {
 
     /// Turns the exact reservation of `identity` into an active run. A
     /// tombstone is consumed here and reported as `CANCELLED`.
-    pub fn admit(&mut self, identity: &RunIdentity, now: f64) -> Result<(), AdmissionError> {
+    pub(crate) fn admit(&mut self, identity: &RunIdentity, now: f64) -> Result<(), AdmissionError> {
         self.prune(now);
         if self.has_tombstone(&identity.run_id) {
             self.tombstones.retain(|(id, _)| *id != identity.run_id);
@@ -246,7 +205,7 @@ impl RunCoordinator {
     /// Cancels `run_id`: an active run is only reported (the engine stops
     /// it); anything else releases its reservation and leaves a tombstone, so
     /// a start that arrives later is refused.
-    pub fn cancel(&mut self, run_id: &str, now: f64) -> CancelOutcome {
+    pub(crate) fn cancel(&mut self, run_id: &str, now: f64) -> CancelOutcome {
         self.prune(now);
         let active = self.active.contains_key(run_id);
         let reserved = if active {
@@ -264,7 +223,7 @@ impl RunCoordinator {
     }
 
     /// Releases the chat of a finished run; false if it was not active.
-    pub fn complete(&mut self, run_id: &str, now: f64) -> bool {
+    pub(crate) fn complete(&mut self, run_id: &str, now: f64) -> bool {
         self.prune(now);
         self.release_reservation(run_id);
         let Some(identity) = self.active.remove(run_id) else {
@@ -275,15 +234,6 @@ impl RunCoordinator {
             self.chat_owners.remove(&chat);
         }
         true
-    }
-
-    pub fn counts(&mut self, now: f64) -> CoordinatorCounts {
-        self.prune(now);
-        CoordinatorCounts {
-            reservations: self.reservations.len(),
-            active: self.active.len(),
-            tombstones: self.tombstones.len(),
-        }
     }
 }
 
@@ -310,7 +260,7 @@ mod tests {
 
     #[test]
     fn one_owner_per_chat_while_other_chats_run() {
-        let mut c = RunCoordinator::new();
+        let mut c = RunCoordinator::default();
         assert!(c.reserve(&run("run-a"), 0.0).is_ok());
         assert_eq!(code(c.reserve(&run("run-b"), 0.0)), Some("SESSION_RUN_ACTIVE"));
         assert!(c.reserve(&identity("run-c", "session-b", "project-a"), 0.0).is_ok());
@@ -324,7 +274,7 @@ mod tests {
 
     #[test]
     fn reserving_again_is_idempotent_but_a_different_identity_is_refused() {
-        let mut c = RunCoordinator::new();
+        let mut c = RunCoordinator::default();
         assert_eq!(c.reserve(&run("run-a"), 100.0), Ok(100.0 + RESERVATION_TTL_MS));
         assert_eq!(c.reserve(&run("run-a"), 200.0), Ok(100.0 + RESERVATION_TTL_MS));
         let moved = RunIdentity {
@@ -337,35 +287,50 @@ mod tests {
         assert_eq!(code(c.admit(&run("run-a"), 300.0)), Some("DUPLICATE_RUN_ID"));
     }
 
+    /// A run in a chat of its own, so only the limits can refuse it.
+    fn alone(run_id: &str) -> RunIdentity {
+        identity(run_id, run_id, "project-a")
+    }
+
     #[test]
-    fn reservations_expire_and_tombstones_are_bounded() {
-        let mut c = RunCoordinator::with_limits(CoordinatorLimits {
-            reservation_ttl_ms: 10.0,
-            tombstone_ttl_ms: 20.0,
-            max_reservations: 1,
-            max_tombstones: 2,
-        });
-        assert!(c.reserve(&run("run-a"), 100.0).is_ok());
+    fn reservations_expire_and_are_bounded() {
+        let mut c = RunCoordinator::default();
+        for index in 0..MAX_RESERVATIONS {
+            assert!(c.reserve(&alone(&format!("run-{index}")), 100.0).is_ok(), "{index}");
+        }
         assert_eq!(
-            code(c.reserve(&identity("run-b", "session-b", "project-a"), 100.0)),
+            code(c.reserve(&alone("one-too-many"), 100.0)),
             Some("RUN_RESERVATION_LIMIT")
         );
-        assert!(c.reserve(&identity("run-b", "session-b", "project-a"), 111.0).is_ok());
-        assert_eq!(code(c.admit(&run("run-a"), 111.0)), Some("RUN_NOT_RESERVED"));
-        for id in ["unknown-a", "unknown-b", "unknown-c"] {
-            assert!(!c.cancel(id, 112.0).found);
+        // Still waiting just before the expiry, gone at it.
+        let expiry = 100.0 + RESERVATION_TTL_MS;
+        assert_eq!(
+            code(c.reserve(&alone("one-too-many"), expiry - 1.0)),
+            Some("RUN_RESERVATION_LIMIT")
+        );
+        assert!(c.reserve(&alone("one-too-many"), expiry).is_ok());
+        assert_eq!(code(c.admit(&alone("run-0"), expiry)), Some("RUN_NOT_RESERVED"));
+    }
+
+    #[test]
+    fn tombstones_expire_and_the_oldest_go_first() {
+        let mut c = RunCoordinator::default();
+        for index in 0..=MAX_TOMBSTONES {
+            assert!(!c.cancel(&format!("stopped-{index}"), 0.0).found);
         }
-        assert_eq!(c.counts(112.0).tombstones, 2);
-        // run-b holds the only reservation slot, so a run that is not
-        // tombstoned is refused for the limit, a tombstoned one as cancelled.
-        assert_eq!(code(c.reserve(&run("unknown-a"), 112.0)), Some("RUN_RESERVATION_LIMIT"));
-        assert_eq!(code(c.reserve(&run("unknown-c"), 112.0)), Some("CANCELLED"));
-        assert_eq!(c.counts(133.0).tombstones, 0);
+        // The first one was dropped for the bound; the second is remembered.
+        assert!(c.reserve(&alone("stopped-0"), 1.0).is_ok());
+        assert_eq!(code(c.reserve(&alone("stopped-1"), 1.0)), Some("CANCELLED"));
+        assert_eq!(
+            code(c.reserve(&alone("stopped-2"), TOMBSTONE_TTL_MS - 1.0)),
+            Some("CANCELLED")
+        );
+        assert!(c.reserve(&alone("stopped-2"), TOMBSTONE_TTL_MS).is_ok());
     }
 
     #[test]
     fn starts_need_their_exact_reservation_and_early_cancellation_sticks() {
-        let mut c = RunCoordinator::new();
+        let mut c = RunCoordinator::default();
         assert_eq!(code(c.admit(&run("missing"), 0.0)), Some("RUN_NOT_RESERVED"));
         assert!(c.reserve(&run("run-a"), 0.0).is_ok());
         let other_tab = RunIdentity {
@@ -385,7 +350,11 @@ mod tests {
         assert_eq!(code(c.reserve(&run("run-a"), 1.0)), Some("CANCELLED"));
         let refused = c.admit(&run("run-a"), 1.0);
         assert!(refused.as_ref().is_err_and(AdmissionError::is_cancelled));
-        assert_eq!(c.counts(1.0).tombstones, 0, "admission consumes the tombstone");
+        assert_eq!(
+            code(c.admit(&run("run-a"), 1.0)),
+            Some("RUN_NOT_RESERVED"),
+            "admission consumes the tombstone"
+        );
         assert!(
             c.reserve(&run("run-b"), 1.0).is_ok(),
             "the cancelled run freed its chat"
@@ -394,20 +363,19 @@ mod tests {
 
     #[test]
     fn cancelling_an_active_run_leaves_no_tombstone() {
-        let mut c = RunCoordinator::new();
+        let mut c = RunCoordinator::default();
         assert!(c.reserve(&run("run-a"), 0.0).is_ok());
         assert!(c.admit(&run("run-a"), 0.0).is_ok());
         let outcome = c.cancel("run-a", 0.0);
         assert!(outcome.found && outcome.active && !outcome.reserved);
         assert_eq!(
-            c.counts(0.0),
-            CoordinatorCounts {
-                reservations: 0,
-                active: 1,
-                tombstones: 0
-            }
+            code(c.reserve(&run("run-b"), 0.0)),
+            Some("SESSION_RUN_ACTIVE"),
+            "still running"
         );
         assert!(c.complete("run-a", 0.0));
-        assert_eq!(c.counts(0.0).active, 0);
+        assert!(!c.complete("run-a", 0.0), "no longer active");
+        // No tombstone: the same id may be reserved again.
+        assert!(c.reserve(&run("run-a"), 0.0).is_ok());
     }
 }

@@ -23,43 +23,39 @@
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
-use crate::edits::apply;
+use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
-use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, RoundRequest};
+use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
 use crate::runs::Runs;
+use crate::runs::auto_snapshot;
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
-use crate::runs::state::{RunContext, RunEvents, ToolOutput, tool_failure};
+use crate::runs::state::{RunContext, ToolOutput, tool_failure};
 use crate::runs::transcript::ResponseStatus;
-use crate::sessions::{SessionStore, Sessions, StorageError};
+use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
-use crate::tools::dispatch::{Call, dispatch};
-use crate::tools::plan::execution_order;
-use crate::tools::read;
-use crate::tools::registry::{RegistryError, ToolRegistry};
+use crate::storage::StorageError;
+use crate::tools::{Call, RegistryError, ToolRegistry, dispatch, execution_order, page_context};
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
-use protocol::payloads::{
-    AiStreamStart, ContextProjection, ContextRequest, RunTerminal, StreamBatch, ToolCallInfo, ToolCalls, ToolResult,
-};
+use protocol::payloads::{AiStreamStart, RunTerminal, StreamBatch, StreamItem, ToolCallInfo, ToolCalls, ToolResult};
 use protocol::tool_schema::parse_tool_arguments;
 use protocol::{Envelope, Payload};
 use serde_json::{Map, Value, json};
-use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 /// The message of every `AI_STREAM_CANCELLED`.
-pub const CANCELLED_MESSAGE: &str = "Run cancelled.";
+const CANCELLED_MESSAGE: &str = "Run cancelled.";
 
 /// Why a run failed (or `CANCELLED` when it was stopped).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunError {
-    pub code: String,
-    pub message: String,
+struct RunError {
+    pub(crate) code: String,
+    pub(crate) message: String,
 }
 
 impl RunError {
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
         RunError {
             code: code.to_owned(),
             message: message.into(),
@@ -113,7 +109,7 @@ impl<P: Platform> Drop for Release<'_, P> {
 }
 
 /// The file of the latest user message, if it carries one.
-pub fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
+fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
     let latest = messages
         .iter()
         .rev()
@@ -125,7 +121,7 @@ pub fn latest_user_file(messages: &[Value]) -> Option<ActiveEditorFile> {
 /// `{ok:true, runId}`, `{ok:true, cancelled:true, runId}` or
 /// `{ok:false, code, error, runId}`; a start that is not admitted is an
 /// error answer.
-pub async fn start<P: Platform>(
+pub(crate) async fn start<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
@@ -158,27 +154,11 @@ pub async fn start<P: Platform>(
         platform,
         run_id: run_id.to_owned(),
     };
-    let run = RunContext {
-        platform,
-        runs,
-        store,
-        run_id: run_id.to_owned(),
-        tab_id: request.tab_id,
-        project_id: request.project_id.clone(),
-        session_id: request.session_id.clone(),
-        cancel,
-        events: RunEvents::new(platform.messenger(), run_id),
-        approval_mode: Cell::new(EditorApprovalMode::Ask),
-        tab_url: RefCell::new(None),
-        message_file: RefCell::new(
-            request
-                .active_editor_file
-                .clone()
-                .or_else(|| latest_user_file(&request.messages)),
-        ),
-        allowed: RefCell::new(HashSet::new()),
-        checkpoint: RefCell::new(None),
-    };
+    let message_file = request
+        .active_editor_file
+        .clone()
+        .or_else(|| latest_user_file(&request.messages));
+    let run = RunContext::new(platform, runs, store, &identity, cancel, message_file);
     let outcome = drive(&run, request).await;
     Ok(finish(&run, store, &request.messages, outcome).await)
 }
@@ -212,7 +192,7 @@ async fn finish<P: Platform>(
         Ok(()) => match persist(run, store, start_messages, ResponseStatus::Complete).await {
             Ok(()) => {
                 // Only a complete response leaves a snapshot to return to.
-                let done = apply::completed_response_snapshot(run).await;
+                let done = auto_snapshot::completed_response_snapshot(run).await;
                 run.events.emit_terminal(Payload::AiStreamDone(done));
                 return json!({ "ok": true, "runId": run_id });
             }
@@ -227,7 +207,7 @@ async fn finish<P: Platform>(
     let _ = persist(run, store, start_messages, ResponseStatus::Incomplete).await;
     // Whatever the run changed before it stopped, the chat's automatic
     // snapshot must not survive a document it no longer matches.
-    apply::invalidate_diverged_snapshot_at_end(run).await;
+    auto_snapshot::invalidate_diverged_snapshot_at_end(run).await;
     if run.cancel.is_cancelled() || error.is_cancelled() {
         run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
             code: "CANCELLED".into(),
@@ -269,22 +249,45 @@ fn display_call(id: &str, name: &str, raw_args: &str) -> ToolCallInfo {
 /// Checks the tab, learns the message file, resolves the model and runs the
 /// provider rounds.
 async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) -> Result<(), RunError> {
-    let platform = run.platform;
-    let tab_id = i64::try_from(request.tab_id).unwrap_or(i64::MAX);
-    let tab = run.cancel.race(platform.tabs().get(tab_id)).await?;
-    match tab {
-        Ok(tab) if tab.url.starts_with(TYPST_APP_PREFIX) => *run.tab_url.borrow_mut() = Some(tab.url),
-        _ => {
-            return Err(RunError::new(
-                "INVALID_RUN_TAB",
-                "The tab this chat started from is no longer a typst.app tab.",
-            ));
-        }
-    }
+    check_start_tab(run).await?;
+    learn_message_file(run).await?;
+    let (settings, model) = run_settings(run, request).await?;
+    check_cancelled(run)?;
+    let registry = ToolRegistry::with_builtins()?;
+    let message_file = run.message_file();
+    let attachments = request.attachments.clone().map(Value::Object);
+    let conversation = context::build_messages(&ConversationInput {
+        system_prompt: settings.get("systemPrompt").and_then(Value::as_str),
+        attachments: attachments.as_ref(),
+        message_file: message_file.as_ref(),
+        model: &model,
+        display_messages: &request.messages,
+        max_history_messages: settings.get("maxHistoryMessages").and_then(Value::as_f64),
+    });
+    converse(run, &model, &registry, conversation).await
+}
 
-    // The chat's automatic snapshot is dropped if the user changed the
-    // document since; the same read tells which file is focused.
-    let live = apply::invalidate_diverged_snapshot(run, &run.cancel).await;
+/// Requires the run's tab to show a typst.app page and remembers its URL:
+/// every later page access checks the tab still shows exactly that.
+async fn check_start_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<(), RunError> {
+    let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
+    match run.cancel.race(run.platform.tabs().get(tab_id)).await? {
+        Ok(tab) if tab.url.starts_with(TYPST_APP_PREFIX) => {
+            *run.tab_url.borrow_mut() = Some(tab.url);
+            Ok(())
+        }
+        _ => Err(RunError::new(
+            "INVALID_RUN_TAB",
+            "The tab this chat started from is no longer a typst.app tab.",
+        )),
+    }
+}
+
+/// Drops the chat's automatic snapshot if the user changed the document
+/// since, and learns the focused file from the same read when neither the
+/// start nor the message named one.
+async fn learn_message_file<P: Platform>(run: &RunContext<'_, P>) -> Result<(), RunError> {
+    let live = auto_snapshot::invalidate_diverged_snapshot(run, &run.cancel).await;
     check_cancelled(run)?;
     if run.message_file().is_none() {
         run.set_message_file(live.and_then(|live| live.context.active_file().cloned()));
@@ -292,21 +295,22 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
     if run.message_file().is_none() {
         // Neither the request nor the message names a file: use the
         // breadcrumb of the editor as it is now.
-        let identity = ContextRequest {
-            tab_id: None,
-            projection: Some(ContextProjection::Numbered),
-            start_line: Some(1),
-            end_line: Some(1),
-            max_chars: Some(1),
-        };
-        if let Ok(context) = read::page_context(run, identity).await? {
+        if let Ok(context) = page_context(run, file_identity_request()).await? {
             run.set_message_file(context.active_file().cloned());
         }
     }
+    Ok(())
+}
 
+/// The settings captured at Send (or the stored ones) and the model they
+/// name; the approval mode is taken from them, fail-closed.
+async fn run_settings<P: Platform>(
+    run: &RunContext<'_, P>,
+    request: &AiStreamStart,
+) -> Result<(Value, ModelConfig), RunError> {
     let settings = match &request.settings {
         Some(settings) => Value::Object(settings.clone()),
-        None => settings::load(platform.storage()).await?,
+        None => settings::load(run.platform.storage()).await?,
     };
     run.approval_mode
         .set(EditorApprovalMode::normalize(settings.get("editorApprovalMode")));
@@ -315,28 +319,26 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
         None => settings::active_model(&settings).unwrap_or(Value::Null),
     };
     let model = ModelConfig::from_record(&record)?;
-    check_cancelled(run)?;
+    Ok((settings, model))
+}
 
-    let registry = ToolRegistry::with_builtins()?;
+/// The provider rounds: each round's tool calls are shown, executed and
+/// answered, until a round asks for no tool or the round limit is reached.
+async fn converse<P: Platform>(
+    run: &RunContext<'_, P>,
+    model: &ModelConfig,
+    registry: &ToolRegistry,
+    mut conversation: Vec<Value>,
+) -> Result<(), RunError> {
+    let platform = run.platform;
     let tools = registry.specs();
-    let message_file = run.message_file();
-    let attachments = request.attachments.clone().map(Value::Object);
-    let mut conversation = context::build_messages(&ConversationInput {
-        system_prompt: settings.get("systemPrompt").and_then(Value::as_str),
-        attachments: attachments.as_ref(),
-        message_file: message_file.as_ref(),
-        model: &model,
-        display_messages: &request.messages,
-        max_history_messages: settings.get("maxHistoryMessages").and_then(Value::as_f64),
-    });
-
     let events = &run.events;
     let mut batcher = StreamBatcher::new(|items| events.emit(Payload::AiStreamBatch(StreamBatch { items })));
     let mut seen_ids: HashSet<String> = HashSet::new();
     for _ in 0..MAX_TOOL_ROUNDS {
         check_cancelled(run)?;
         let round = RoundRequest {
-            model: &model,
+            model,
             messages: &conversation,
             tools: &tools,
         };
@@ -367,38 +369,9 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
             &output.tool_calls,
             model.reasoning_replay_enabled(),
         ));
-
-        let pairs: Vec<(&str, &str)> = output
-            .tool_calls
-            .iter()
-            .map(|call| (call.name.as_str(), call.raw_args.as_str()))
-            .collect();
-        let mut results: Vec<Option<ToolOutput>> = vec![None; output.tool_calls.len()];
-        for index in execution_order(&pairs) {
-            let Some(call) = output.tool_calls.get(index) else {
-                continue;
-            };
-            check_cancelled(run)?;
-            let call_ref = Call {
-                id: &call.id,
-                name: &call.name,
-                raw_args: &call.raw_args,
-            };
-            let result = dispatch(run, &registry, call_ref).await?;
-            check_cancelled(run)?;
-            batcher.flush();
-            run.events.emit(Payload::AiToolResult(ToolResult {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
-                result: result.clone(),
-            }));
-            if let Some(slot) = results.get_mut(index) {
-                *slot = Some(result);
-            }
-        }
+        let results = run_tool_calls(run, registry, &output.tool_calls, &mut batcher).await?;
         // The model gets its answers in the order it asked, whatever ran first.
         for (call, result) in output.tool_calls.iter().zip(results) {
-            let result = result.unwrap_or_else(|| tool_failure("NOT_EXECUTED", "The tool was not executed."));
             conversation.push(context::tool_result_message(&call.id, &Value::Object(result)));
         }
     }
@@ -406,4 +379,45 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
         "TOOL_ROUND_LIMIT",
         format!("The agent stopped after {MAX_TOOL_ROUNDS} tool rounds."),
     ))
+}
+
+/// Runs one round's calls in the planned order, showing each result as it
+/// arrives; the results come back in provider order.
+async fn run_tool_calls<P: Platform, F: FnMut(Vec<StreamItem>)>(
+    run: &RunContext<'_, P>,
+    registry: &ToolRegistry,
+    calls: &[ProviderToolCall],
+    batcher: &mut StreamBatcher<F>,
+) -> Result<Vec<ToolOutput>, RunError> {
+    let pairs: Vec<(&str, &str)> = calls
+        .iter()
+        .map(|call| (call.name.as_str(), call.raw_args.as_str()))
+        .collect();
+    let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+    for index in execution_order(&pairs) {
+        let Some(call) = calls.get(index) else {
+            continue;
+        };
+        check_cancelled(run)?;
+        let call_ref = Call {
+            id: &call.id,
+            name: &call.name,
+            raw_args: &call.raw_args,
+        };
+        let result = dispatch(run, registry, call_ref).await?;
+        check_cancelled(run)?;
+        batcher.flush();
+        run.events.emit(Payload::AiToolResult(ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            result: result.clone(),
+        }));
+        if let Some(slot) = results.get_mut(index) {
+            *slot = Some(result);
+        }
+    }
+    Ok(results
+        .into_iter()
+        .map(|result| result.unwrap_or_else(|| tool_failure("NOT_EXECUTED", "The tool was not executed.")))
+        .collect())
 }

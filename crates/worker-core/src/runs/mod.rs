@@ -1,41 +1,48 @@
-//! Agent runs: admission, the run loop, the waits for the user, and the
-//! transcript the worker saves.
+//! Agent runs: admission, the run loop, the waits for the user, the chat's
+//! automatic snapshot and the transcript the worker saves.
 //!
 //! [`Runs`] is the run state of one worker instance, shared by every message
 //! handler: `AI_RUN_RESERVE` and `AI_STREAM_START` go through the
-//! [`coordinator`], `AI_STREAM_START` then drives the [`engine`] until the
-//! run ends, while `AI_STREAM_CANCEL`, `AI_RUN_STATUS` and the two resolve
+//! `coordinator`, `AI_STREAM_START` then drives the `engine` until the run
+//! ends (what a run carries while it works is `state`), while `AI_STREAM_CANCEL`, `AI_RUN_STATUS` and the two resolve
 //! messages are answered at once from other handlers. Handlers run
 //! concurrently on one thread, so the state sits in `RefCell`s that are only
 //! borrowed between awaits, never across one.
 
-pub mod coordinator;
-pub mod engine;
-pub mod routes;
-pub mod state;
-pub mod transcript;
-pub mod waiters;
+mod auto_snapshot;
+mod coordinator;
+mod engine;
+mod routes;
+mod state;
+mod transcript;
+mod waiters;
 
 #[cfg(test)]
 mod tests;
 
 use crate::cancel::Cancellation;
-use coordinator::{AdmissionError, RunCoordinator, RunIdentity};
+use coordinator::{AdmissionError, RunCoordinator};
 use protocol::payloads::{ApprovalAction, PreflightAction};
 use serde::Serialize;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use waiters::Waiters;
 
+pub(crate) use auto_snapshot::forget_after_write;
+pub(crate) use coordinator::RunIdentity;
+pub(crate) use routes::route;
+pub(crate) use state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+pub(crate) use waiters::{Waited, wait_for_user};
+
 /// A run in progress, as other handlers see it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunSummary {
-    pub run_id: String,
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
-    pub started_at: f64,
+pub(crate) struct RunSummary {
+    pub(crate) run_id: String,
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
+    pub(crate) started_at: f64,
 }
 
 struct ActiveRun {
@@ -47,36 +54,36 @@ struct ActiveRun {
 /// nothing is left to stop (`terminal`: no run was active, so no terminal
 /// event will follow).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct CancelReport {
-    pub ok: bool,
-    pub found: bool,
-    pub terminal: bool,
+pub(crate) struct CancelReport {
+    pub(crate) ok: bool,
+    pub(crate) found: bool,
+    pub(crate) terminal: bool,
 }
 
 /// The run state of one worker instance.
 #[derive(Default)]
-pub struct Runs {
+pub(crate) struct Runs {
     coordinator: RefCell<RunCoordinator>,
     active: RefCell<HashMap<String, ActiveRun>>,
     /// Open preflight banners (Retry / Skip).
-    pub preflight: Waiters<PreflightAction>,
+    pub(crate) preflight: Waiters<PreflightAction>,
     /// Open approval banners.
-    pub approvals: Waiters<ApprovalAction>,
+    pub(crate) approvals: Waiters<ApprovalAction>,
 }
 
 impl Runs {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Runs::default()
     }
 
     /// `AI_RUN_RESERVE`: the reservation's expiry.
-    pub fn reserve(&self, identity: &RunIdentity, now: f64) -> Result<f64, AdmissionError> {
+    pub(crate) fn reserve(&self, identity: &RunIdentity, now: f64) -> Result<f64, AdmissionError> {
         self.coordinator.borrow_mut().reserve(identity, now)
     }
 
     /// Admits a reserved run and returns the cancellation every await of the
     /// run races with.
-    pub fn admit(&self, identity: &RunIdentity, now: f64) -> Result<Cancellation, AdmissionError> {
+    pub(crate) fn admit(&self, identity: &RunIdentity, now: f64) -> Result<Cancellation, AdmissionError> {
         self.coordinator.borrow_mut().admit(identity, now)?;
         let cancel = Cancellation::new();
         self.active.borrow_mut().insert(
@@ -96,7 +103,7 @@ impl Runs {
     }
 
     /// Ends a run: its waiters are answered, its chat is released.
-    pub fn finish(&self, run_id: &str, now: f64) {
+    pub(crate) fn finish(&self, run_id: &str, now: f64) {
         self.active.borrow_mut().remove(run_id);
         self.preflight.resolve_run(run_id, PreflightAction::Cancel);
         self.approvals.resolve_run(run_id, ApprovalAction::Deny);
@@ -106,7 +113,7 @@ impl Runs {
     /// `AI_STREAM_CANCEL`: stops an active run (every await ends, open
     /// banners are answered Skip / Deny) or leaves a tombstone so a start
     /// that is still on its way is refused.
-    pub fn cancel(&self, run_id: &str, now: f64) -> CancelReport {
+    pub(crate) fn cancel(&self, run_id: &str, now: f64) -> CancelReport {
         let ownership = self.coordinator.borrow_mut().cancel(run_id, now);
         let cancel = self.active.borrow().get(run_id).map(|run| run.cancel.clone());
         let Some(cancel) = cancel else {
@@ -127,14 +134,14 @@ impl Runs {
     }
 
     /// Every active run.
-    pub fn summaries(&self) -> Vec<RunSummary> {
+    pub(crate) fn summaries(&self) -> Vec<RunSummary> {
         let mut runs: Vec<RunSummary> = self.active.borrow().values().map(|run| run.summary.clone()).collect();
         runs.sort_by(|a, b| a.started_at.total_cmp(&b.started_at).then(a.run_id.cmp(&b.run_id)));
         runs
     }
 
     /// `AI_RUN_STATUS`: the active runs of one chat.
-    pub fn status(&self, project_id: &str, session_id: &str) -> Vec<RunSummary> {
+    pub(crate) fn status(&self, project_id: &str, session_id: &str) -> Vec<RunSummary> {
         self.summaries()
             .into_iter()
             .filter(|run| run.project_id == project_id && run.session_id == session_id)
@@ -142,12 +149,12 @@ impl Runs {
     }
 
     /// `AI_TOOL_PREFLIGHT_RESOLVE`: whether a banner of that run and call was waiting.
-    pub fn resolve_preflight(&self, run_id: &str, call_id: &str, action: PreflightAction) -> bool {
+    pub(crate) fn resolve_preflight(&self, run_id: &str, call_id: &str, action: PreflightAction) -> bool {
         self.preflight.resolve(run_id, call_id, action)
     }
 
     /// `AI_TOOL_APPROVAL_RESOLVE`: whether a banner of that run and call was waiting.
-    pub fn resolve_approval(&self, run_id: &str, call_id: &str, action: ApprovalAction) -> bool {
+    pub(crate) fn resolve_approval(&self, run_id: &str, call_id: &str, action: ApprovalAction) -> bool {
         self.approvals.resolve(run_id, call_id, action)
     }
 }

@@ -2,54 +2,24 @@
 //! `AI_STREAM_START`, `AI_STREAM_CANCEL`, `AI_RUN_STATUS`,
 //! `AI_TOOL_PREFLIGHT_RESOLVE` and `AI_TOOL_APPROVAL_RESOLVE`.
 //!
-//! Payloads are parsed with the protocol's exact, fail-closed rules; the run
-//! id comes from the envelope (the router has already required it). Only
+//! The payload arrives typed (the envelope check parsed it with the
+//! protocol's exact, fail-closed rules) and the run id comes from the
+//! envelope, which the parser requires for these types. Only
 //! `AI_STREAM_START` waits: its answer comes when the run ends, while every
 //! other run message is answered at once, so Stop and the banner buttons
 //! work while a run is streaming.
 
-use crate::envelope::{Request, RequestError};
+use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform};
-use crate::recovery::{RecoveryTabs, recovery_active_error};
+use crate::recovery_tabs::{RecoveryTabs, recovery_active_error};
 use crate::runs::coordinator::{AdmissionError, RunIdentity};
 use crate::runs::{RunSummary, Runs, engine};
 use crate::sessions::SessionStore;
-use protocol::{MessageType, Payload, ProtocolError};
+use protocol::{Payload, js};
 use serde_json::{Value, json};
-
-/// Whether `message_type` is a run message.
-pub fn is_routed(message_type: MessageType) -> bool {
-    matches!(
-        message_type,
-        MessageType::AiRunReserve
-            | MessageType::AiStreamStart
-            | MessageType::AiStreamCancel
-            | MessageType::AiRunStatus
-            | MessageType::AiToolPreflightResolve
-            | MessageType::AiToolApprovalResolve
-    )
-}
-
-fn protocol_error(error: ProtocolError) -> RequestError {
-    RequestError::new(error.code.as_str(), error.message)
-}
 
 fn admission_error(error: AdmissionError) -> RequestError {
     RequestError::new(error.code, error.message)
-}
-
-/// Milliseconds as JSON: an integer when the time is whole, as `Date.now()`
-/// values are.
-pub fn time_value(ms: f64) -> Value {
-    let whole = ms.is_finite() && ms.fract() == 0.0 && ms.abs() <= protocol::js::MAX_SAFE_INTEGER;
-    if whole {
-        // Exact: the value is a whole number within the safe integer range.
-        #[allow(clippy::cast_possible_truncation)]
-        let integer = ms as i64;
-        json!(integer)
-    } else {
-        json!(ms)
-    }
 }
 
 fn summary_value(run: &RunSummary) -> Value {
@@ -58,21 +28,19 @@ fn summary_value(run: &RunSummary) -> Value {
         "tabId": run.tab_id,
         "projectId": run.project_id,
         "sessionId": run.session_id,
-        "startedAt": time_value(run.started_at),
+        "startedAt": js::number_value(run.started_at),
     })
 }
 
 /// Answers one run message.
-pub async fn handle<P: Platform>(
+pub(crate) async fn route<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
     recovery: &RecoveryTabs,
-    request: &Request,
+    run_id: &str,
+    payload: Payload,
 ) -> Result<Value, RequestError> {
-    let payload = protocol::parse_payload(request.message_type, &Value::Object(request.payload.clone()))
-        .map_err(protocol_error)?;
-    let run_id = request.run_id.as_deref().unwrap_or_default();
     let now = platform.clock().now_ms();
     match payload {
         Payload::AiRunReserve(reserve) if recovery.is_recovering(reserve.tab_id) => Err(recovery_active_error()),
@@ -85,7 +53,7 @@ pub async fn handle<P: Platform>(
                 session_id: reserve.session_id,
             };
             let expires_at = runs.reserve(&identity, now).map_err(admission_error)?;
-            Ok(json!({ "ok": true, "reserved": true, "expiresAt": time_value(expires_at) }))
+            Ok(json!({ "ok": true, "reserved": true, "expiresAt": js::number_value(expires_at) }))
         }
         Payload::AiStreamStart(start) => engine::start(platform, runs, store, run_id, &start)
             .await
@@ -106,9 +74,6 @@ pub async fn handle<P: Platform>(
         Payload::AiToolApprovalResolve(resolve) => {
             Ok(json!({ "ok": runs.resolve_approval(run_id, &resolve.call_id, resolve.action) }))
         }
-        other => Err(RequestError::new(
-            "UNROUTED_MESSAGE",
-            format!("{} is not a run message.", other.message_type().as_str()),
-        )),
+        other => Err(RequestError::unrouted(other.message_type())),
     }
 }

@@ -1,5 +1,6 @@
 //! What one run carries while it works: its identity captured at Send, its
-//! cancellation, its event stream and the file its tools target.
+//! cancellation, its event stream, the file its tools target and the
+//! checkpoint its editor writes share; and what every tool call is known by.
 //!
 //! Events go out as run events (`{type, runId, payload}`, no requestId) to
 //! every extension page; panels keep only their own run's. After the terminal
@@ -8,24 +9,24 @@
 //! in the run's [`Transcript`], which is what the worker saves.
 
 use crate::cancel::Cancellation;
-use crate::edits::apply::RunCheckpoint;
-use crate::platform::{Messenger, Platform};
+use crate::platform::{Messenger, Platform, PlatformError, Tab};
 use crate::runs::Runs;
+use crate::runs::coordinator::RunIdentity;
 use crate::runs::transcript::{ResponseStatus, Transcript};
 use crate::sessions::SessionStore;
 use protocol::Envelope;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
-use protocol::constants::EditorApprovalMode;
+use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 
 /// A tool's answer to the model: always a JSON object with `ok`.
-pub type ToolOutput = Map<String, Value>;
+pub(crate) type ToolOutput = Map<String, Value>;
 
 /// `{ok:false, code, error}`.
-pub fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
+pub(crate) fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
     let mut result = Map::new();
     result.insert("ok".into(), Value::Bool(false));
     result.insert("code".into(), Value::String(code.to_owned()));
@@ -33,8 +34,30 @@ pub fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
     result
 }
 
+/// The call a tool result, a banner or a page request belongs to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallInfo<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) name: &'a str,
+}
+
+/// What a run remembers of its checkpoint between two writes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunCheckpoint {
+    pub(crate) id: String,
+    /// The document as the run's last write left it.
+    pub(crate) after_hash: String,
+    pub(crate) after_length: u64,
+    pub(crate) editor_token: String,
+    pub(crate) file_label: String,
+    pub(crate) created_at: f64,
+    /// The last commit could not be stored; it is retried before the next
+    /// write of the run.
+    pub(crate) needs_commit: bool,
+}
+
 /// The event stream of one run.
-pub struct RunEvents<'a, M: Messenger> {
+pub(crate) struct RunEvents<'a, M: Messenger> {
     messenger: &'a M,
     run_id: String,
     terminal: Cell<bool>,
@@ -42,7 +65,7 @@ pub struct RunEvents<'a, M: Messenger> {
 }
 
 impl<'a, M: Messenger> RunEvents<'a, M> {
-    pub fn new(messenger: &'a M, run_id: &str) -> Self {
+    pub(crate) fn new(messenger: &'a M, run_id: &str) -> Self {
         RunEvents {
             messenger,
             run_id: run_id.to_owned(),
@@ -68,7 +91,7 @@ impl<'a, M: Messenger> RunEvents<'a, M> {
     }
 
     /// Sends a non-terminal event; after the terminal event it is dropped.
-    pub fn emit(&self, payload: Payload) {
+    pub(crate) fn emit(&self, payload: Payload) {
         if !self.terminal.get() {
             self.send(payload);
         }
@@ -76,55 +99,88 @@ impl<'a, M: Messenger> RunEvents<'a, M> {
 
     /// Sends the one terminal event (`AI_STREAM_DONE`, `AI_STREAM_CANCELLED`
     /// or `AI_STREAM_ERROR`); a second one is dropped.
-    pub fn emit_terminal(&self, payload: Payload) {
+    pub(crate) fn emit_terminal(&self, payload: Payload) {
         if !self.terminal.replace(true) {
             self.send(payload);
         }
     }
 
-    pub fn is_terminal(&self) -> bool {
-        self.terminal.get()
-    }
-
     /// The display entry of what was shown so far.
-    pub fn transcript_entry(&self, status: ResponseStatus) -> Option<Value> {
+    pub(crate) fn transcript_entry(&self, status: ResponseStatus) -> Option<Value> {
         self.transcript.borrow().entry(status)
     }
 }
 
 /// Everything a tool needs from its run.
-pub struct RunContext<'a, P: Platform> {
-    pub platform: &'a P,
-    pub runs: &'a Runs,
+pub(crate) struct RunContext<'a, P: Platform> {
+    pub(crate) platform: &'a P,
+    pub(crate) runs: &'a Runs,
     /// The worker's storage queue: journal writes take their turn in it.
-    pub store: &'a SessionStore,
-    pub run_id: String,
-    pub tab_id: u64,
-    pub project_id: String,
-    pub session_id: String,
-    pub cancel: Cancellation,
-    pub events: RunEvents<'a, P::Messenger>,
+    pub(crate) store: &'a SessionStore,
+    pub(crate) run_id: String,
+    pub(crate) tab_id: u64,
+    pub(crate) project_id: String,
+    pub(crate) session_id: String,
+    pub(crate) cancel: Cancellation,
+    pub(crate) events: RunEvents<'a, P::Messenger>,
     /// Normalised fail-closed: only an exact `auto` skips reviews.
-    pub approval_mode: Cell<EditorApprovalMode>,
+    pub(crate) approval_mode: Cell<EditorApprovalMode>,
     /// The tab's URL when the run started; writes require it unchanged.
-    pub tab_url: RefCell<Option<String>>,
+    pub(crate) tab_url: RefCell<Option<String>>,
     /// The file the user's message was about; `open_project_file` retargets it.
-    pub message_file: RefCell<Option<ActiveEditorFile>>,
+    pub(crate) message_file: RefCell<Option<ActiveEditorFile>>,
     /// Identities the user allowed for the rest of this run.
-    pub allowed: RefCell<HashSet<String>>,
+    pub(crate) allowed: RefCell<HashSet<String>>,
     /// The checkpoint of the run's first applied write; it binds the run to
     /// that file and editor instance.
-    pub checkpoint: RefCell<Option<RunCheckpoint>>,
+    pub(crate) checkpoint: RefCell<Option<RunCheckpoint>>,
 }
 
 impl<'a, P: Platform> RunContext<'a, P> {
+    /// A run as it is admitted: in Ask mode until its settings are read, its
+    /// tab URL not yet checked, nothing allowed and nothing written.
+    pub(crate) fn new(
+        platform: &'a P,
+        runs: &'a Runs,
+        store: &'a SessionStore,
+        identity: &RunIdentity,
+        cancel: Cancellation,
+        message_file: Option<ActiveEditorFile>,
+    ) -> Self {
+        RunContext {
+            platform,
+            runs,
+            store,
+            run_id: identity.run_id.clone(),
+            tab_id: identity.tab_id,
+            project_id: identity.project_id.clone(),
+            session_id: identity.session_id.clone(),
+            cancel,
+            events: RunEvents::new(platform.messenger(), &identity.run_id),
+            approval_mode: Cell::new(EditorApprovalMode::Ask),
+            tab_url: RefCell::new(None),
+            message_file: RefCell::new(message_file),
+            allowed: RefCell::new(HashSet::new()),
+            checkpoint: RefCell::new(None),
+        }
+    }
+
     /// The message file now (cloned so no borrow outlives the call).
-    pub fn message_file(&self) -> Option<ActiveEditorFile> {
+    pub(crate) fn message_file(&self) -> Option<ActiveEditorFile> {
         self.message_file.borrow().clone()
     }
 
-    pub fn set_message_file(&self, file: Option<ActiveEditorFile>) {
+    pub(crate) fn set_message_file(&self, file: Option<ActiveEditorFile>) {
         *self.message_file.borrow_mut() = file;
+    }
+
+    /// Whether `tab` still shows the typst.app URL the run started on (a
+    /// tab that navigated since Send must not be read or written).
+    pub(crate) fn shows_start_page(&self, tab: &Result<Tab, PlatformError>) -> bool {
+        match (tab, self.tab_url.borrow().as_deref()) {
+            (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == expected,
+            _ => false,
+        }
     }
 }
 
@@ -164,7 +220,6 @@ mod tests {
                 json!({"type": "AI_STREAM_DONE", "runId": "run-1", "payload": {}}),
             ]
         );
-        assert!(events.is_terminal());
         let entry = events.transcript_entry(ResponseStatus::Complete);
         assert_eq!(entry.map(|e| e["content"].clone()), Some(json!("hi")));
     }

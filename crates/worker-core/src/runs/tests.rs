@@ -1,448 +1,23 @@
-//! Whole runs through the worker's message router, against a scripted
-//! browser: a model endpoint answering with scripted SSE, a typst.app tab
-//! simulated from a document (answers computed the way the page script
-//! computes them, so `content-bridge` accepts them), and in-memory storage.
-//!
-//! Every message handler runs as its own task on one thread, as in the
-//! extension, so a test can start a run, let it stall on a stream, a page
-//! request or a banner, and then send Stop or a banner answer while it
-//! waits. Timers of 1.5 s and more can be held so a banner really waits.
+//! Whole runs through the worker's message router (the shared
+//! [`Harness`]: scripted model replies, one typst.app tab, in-memory
+//! storage, virtual time), against the fake typst.app page
+//! ([`FakeTypstPages`]), whose answers are computed the way the page script
+//! computes them. Sleeps of 1.5 s and more can be held so a banner really
+//! waits.
 
-use crate::cancel::Cancellation;
-use crate::fakes::model::{Scripts, calls, next_reply, sse, text};
-use crate::fakes::network::{FakeChunk, FakeReply};
-use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
-use crate::platform::{Clock, Pages, Platform, PlatformError, Tab, Tabs};
-use crate::router::Worker;
-use crate::runs::Runs;
-use crate::runs::state::{RunContext, RunEvents};
-use crate::sessions::SessionStore;
-use crate::tools::dispatch::{Call, Review, authorize};
-use crate::tools::metadata::{Approval, Effect};
-use crate::tools::registry::{RouteKind, ToolRegistry};
-use content_bridge::context::line_prefix;
-use futures::FutureExt;
-use futures::executor::LocalPool;
-use futures::task::LocalSpawnExt;
-use protocol::constants::EditorApprovalMode;
-use protocol::diff_preview::DiffPreview;
+use crate::fakes::{
+    FakeChunk, FakeClock, FakeTypstPages, Harness, TAB, calls, diagnostic, file_value, next_reply, sse, text,
+};
 use protocol::js;
-use protocol::payloads::ApprovalAction;
-use serde_json::{Map, Value, json};
-use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::rc::Rc;
+use serde_json::{Value, json};
+use std::collections::VecDeque;
 
-const TAB: i64 = 17;
-const TAB_URL: &str = "https://typst.app/project/p1";
-
-// ----- the scripted browser -----
-
-/// Virtual time; sleeps of at least `hold_from` ms never end by themselves.
-#[derive(Default)]
-struct TestClock {
-    now: Cell<f64>,
-    ids: Cell<u64>,
-    sleeps: RefCell<Vec<u32>>,
-    hold_from: Cell<Option<u32>>,
+fn harness() -> Harness<FakeTypstPages> {
+    Harness::new(FakeTypstPages::default(), FakeClock::default())
 }
 
-impl Clock for TestClock {
-    fn now_ms(&self) -> f64 {
-        1_700_000_000_000.0 + self.now.get()
-    }
-    async fn sleep(&self, ms: u32) {
-        self.sleeps.borrow_mut().push(ms);
-        if self.hold_from.get().is_some_and(|hold| ms >= hold) {
-            std::future::pending::<()>().await;
-        }
-        self.now.set(self.now.get() + f64::from(ms));
-    }
-    fn uuid(&self) -> String {
-        self.ids.set(self.ids.get() + 1);
-        format!("uuid-{}", self.ids.get())
-    }
-}
-
-#[derive(Default)]
-struct TestTabs {
-    urls: Rc<RefCell<HashMap<i64, String>>>,
-}
-
-impl Tabs for TestTabs {
-    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
-        Ok(self
-            .urls
-            .borrow()
-            .iter()
-            .map(|(id, url)| Tab {
-                id: Some(*id),
-                window_id: Some(1),
-                url: url.clone(),
-            })
-            .collect())
-    }
-    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
-        Ok(None)
-    }
-    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
-        let url = self.urls.borrow().get(&tab_id).cloned();
-        url.map(|url| Tab {
-            id: Some(tab_id),
-            window_id: Some(1),
-            url,
-        })
-        .ok_or_else(|| PlatformError(format!("No tab with id: {tab_id}.")))
-    }
-    async fn set_side_panel_enabled(&self, _tab_id: i64, _enabled: bool) -> Result<(), PlatformError> {
-        Ok(())
-    }
-}
-
-/// The typst.app tab: one document, the file the breadcrumb shows, the
-/// Files sidebar and a queue of diagnostics reads.
-struct TypstPage {
-    doc: String,
-    file: Option<String>,
-    /// Files the breadcrumb shows for the next context reads, before `file`.
-    files: VecDeque<String>,
-    editor: bool,
-    files_open: bool,
-    tree: Value,
-    /// Each diagnostics read takes the next list; the last one repeats.
-    diagnostics: VecDeque<Vec<Value>>,
-    /// Request types that never get an answer.
-    stall: HashSet<&'static str>,
-    /// The file shown for the context read being answered.
-    shown: Option<String>,
-}
-
-impl Default for TypstPage {
-    fn default() -> Self {
-        TypstPage {
-            doc: "= Thesis\n#set page(paper: \"a4\")\nWe cite @knuth here.\n\n== Method".into(),
-            file: Some("main.typ".into()),
-            files: VecDeque::new(),
-            editor: true,
-            files_open: true,
-            tree: json!({"source": "files_panel_dom", "truncated": false, "entries": [
-                {"path": "chapters", "kind": "folder", "state": "expanded"},
-                {"path": "chapters/methods-zeta.typ", "kind": "file"},
-                {"path": "drafts", "kind": "folder", "state": "collapsed"},
-                {"path": "main.typ", "kind": "file"}
-            ]}),
-            diagnostics: VecDeque::from([vec![diagnostic("error", "unknown variable: knuth", 3)]]),
-            stall: HashSet::new(),
-            shown: None,
-        }
-    }
-}
-
-fn diagnostic(severity: &str, message: &str, line: u64) -> Value {
-    json!({"severity": severity, "message": message, "line": line, "column": 1,
-           "kind": "typst", "original": null, "suggestion": null})
-}
-
-fn file_value(path: &str) -> Value {
-    json!({"projectLabel": "Thesis", "relativePath": path,
-           "basename": path.rsplit('/').next().unwrap_or(path),
-           "source": "header_breadcrumb", "confidence": "high"})
-}
-
-impl TypstPage {
-    fn workspace(&self, with_tree: bool) -> Value {
-        let mut workspace = json!({ "files_panel_open": self.files_open });
-        if let Some(file) = &self.shown {
-            workspace["active_editor_file"] = file_value(file);
-        }
-        if with_tree && self.files_open {
-            workspace["project_file_tree"] = self.tree.clone();
-        }
-        workspace
-    }
-
-    fn state(&self) -> Map<String, Value> {
-        let lines = self.doc.split('\n').count();
-        let state = json!({
-            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
-            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
-            "docLength": js::utf16_len(&self.doc), "lineCount": lines, "editorToken": "editor-1",
-            "workspace": self.workspace(false),
-        });
-        state.as_object().cloned().unwrap_or_default()
-    }
-
-    /// `PAGE_GET_CONTEXT` computed as the page script computes it.
-    fn context(&self, payload: &Value) -> Value {
-        let projection = payload["projection"].as_str().unwrap_or("full");
-        if projection == "identity" {
-            return json!({ "workspace": self.workspace(true) });
-        }
-        if !self.editor {
-            return json!({ "error": "EditorView not found", "workspace": self.workspace(false) });
-        }
-        let mut answer = self.state();
-        if projection != "numbered" {
-            answer.insert("fullText".into(), json!(self.doc));
-            answer.insert("truncated".into(), json!(false));
-            return Value::Object(answer);
-        }
-        let lines: Vec<&str> = self.doc.split('\n').collect();
-        let count = lines.len() as u64;
-        let start = payload["startLine"].as_u64().unwrap_or(1).clamp(1, count);
-        let end = payload["endLine"].as_u64().unwrap_or(count).clamp(start, count);
-        let budget = payload["maxChars"].as_u64().unwrap_or(28_000).clamp(1, 64_000) as usize;
-        let mut text = String::new();
-        let mut last = start;
-        let mut truncated = false;
-        for number in start..=end {
-            let line = format!("{}{}", line_prefix(number, count), lines[(number - 1) as usize]);
-            let separator = usize::from(number > start);
-            if js::utf16_len(&text) + separator + js::utf16_len(&line) > budget {
-                if number == start {
-                    text = js::truncate_utf16(&line, budget).to_owned();
-                }
-                truncated = true;
-                break;
-            }
-            if separator == 1 {
-                text.push('\n');
-            }
-            text.push_str(&line);
-            last = number;
-        }
-        answer.insert("numberedDocument".into(), json!(text));
-        answer.insert("startLine".into(), json!(start));
-        answer.insert("endLine".into(), json!(last));
-        answer.insert("truncated".into(), json!(truncated));
-        if truncated && last < end {
-            answer.insert("nextStartLine".into(), json!(last + 1));
-        }
-        Value::Object(answer)
-    }
-
-    fn answer(&mut self, message: &Value) -> Option<Value> {
-        let kind = message["type"].as_str().unwrap_or_default();
-        if self.stall.contains(kind) {
-            return None;
-        }
-        Some(match kind {
-            "PAGE_GET_PROBE" => json!({"editor": self.editor, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
-            "PAGE_GET_CONTEXT" => {
-                self.shown = self.files.pop_front().or_else(|| self.file.clone());
-                self.context(&message["payload"])
-            }
-            "PAGE_GET_DIAGNOSTICS" => {
-                let items = if self.diagnostics.len() > 1 {
-                    self.diagnostics.pop_front().unwrap_or_default()
-                } else {
-                    self.diagnostics.front().cloned().unwrap_or_default()
-                };
-                json!({"diagnostics": items, "totalCount": items.len(), "truncated": false})
-            }
-            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
-            _ => json!({}),
-        })
-    }
-}
-
-#[derive(Default)]
-struct TestPages {
-    page: RefCell<TypstPage>,
-    sent: RefCell<Vec<(i64, Value)>>,
-}
-
-impl Pages for TestPages {
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
-        self.sent.borrow_mut().push((tab_id, message.clone()));
-        let answer = self.page.borrow_mut().answer(&message);
-        match answer {
-            Some(data) => Ok(Some(json!({
-                "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-                "payload": {"ok": true, "data": data}
-            }))),
-            None => std::future::pending().await,
-        }
-    }
-}
-
-#[derive(Default)]
-struct TestPlatform {
-    browser: FakeBrowser,
-    tabs: TestTabs,
-    clock: TestClock,
-    pages: TestPages,
-    network: FakeNetwork,
-}
-
-impl Platform for TestPlatform {
-    type Storage = MemoryStorage;
-    type Tabs = TestTabs;
-    type Scripting = FakeBrowser;
-    type Messenger = FakeBrowser;
-    type Clock = TestClock;
-    type Pages = TestPages;
-    type Network = FakeNetwork;
-
-    fn storage(&self) -> &MemoryStorage {
-        &self.browser.storage
-    }
-    fn tabs(&self) -> &TestTabs {
-        &self.tabs
-    }
-    fn scripting(&self) -> &FakeBrowser {
-        &self.browser
-    }
-    fn messenger(&self) -> &FakeBrowser {
-        &self.browser
-    }
-    fn clock(&self) -> &TestClock {
-        &self.clock
-    }
-    fn pages(&self) -> &TestPages {
-        &self.pages
-    }
-    fn network(&self) -> &FakeNetwork {
-        &self.network
-    }
-}
-
-// ----- the model endpoint -----
-
-/// Answers model requests in order; the request's `model` picks a script,
-/// so concurrent runs can have their own.
-#[derive(Clone, Default)]
-struct Model {
-    scripts: Scripts,
-}
-
-impl Model {
-    fn script(&self, model: &str, replies: Vec<FakeReply>) {
-        self.scripts.borrow_mut().insert(model.to_owned(), replies.into());
-    }
-}
-
-// ----- the harness -----
-
-struct Harness {
-    pool: LocalPool,
-    worker: Rc<Worker<TestPlatform>>,
-    model: Model,
-    next: u32,
-}
-
-struct Pending(Rc<RefCell<Option<Value>>>);
-
-impl Pending {
-    fn answer(&self) -> Option<Value> {
-        self.0.borrow().clone()
-    }
-    fn data(&self) -> Value {
-        self.answer()
-            .map(|a| a["payload"]["data"].clone())
-            .unwrap_or(Value::Null)
-    }
-}
-
-impl Harness {
-    fn new() -> Harness {
-        let platform = TestPlatform::default();
-        platform.tabs.urls.borrow_mut().insert(TAB, TAB_URL.to_owned());
-        let model = Model::default();
-        let scripts = model.scripts.clone();
-        platform
-            .network
-            .set_responder(move |request| next_reply(&scripts, request));
-        Harness {
-            pool: LocalPool::new(),
-            worker: Rc::new(Worker::new(platform)),
-            model,
-            next: 0,
-        }
-    }
-
-    fn platform(&self) -> &TestPlatform {
-        &self.worker.platform
-    }
-
-    /// Sends a message as its own task and runs every task until all wait.
-    fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
-        self.next += 1;
-        let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});
-        if let Some(run_id) = run_id {
-            message["runId"] = json!(run_id);
-        }
-        let slot = Rc::new(RefCell::new(None));
-        let (worker, out) = (self.worker.clone(), slot.clone());
-        self.pool
-            .spawner()
-            .spawn_local(async move {
-                let answer = worker.handle_message(&message).await;
-                *out.borrow_mut() = answer;
-            })
-            .expect("the task starts");
-        self.pool.run_until_stalled();
-        Pending(slot)
-    }
-
-    fn call(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Value {
-        let pending = self.send(kind, run_id, payload);
-        pending.answer().expect("answered at once")
-    }
-
-    fn session(&mut self, messages: Value) -> String {
-        let created = self.call("SESSION_CREATE", None, json!({"projectId": "p1"}));
-        let id = created["payload"]["data"]["id"]
-            .as_str()
-            .expect("a session id")
-            .to_owned();
-        let updated = self.call("SESSION_UPDATE", None, json!({"sessionId": id, "messages": messages}));
-        assert_eq!(updated["payload"]["ok"], true, "{updated}");
-        id
-    }
-
-    fn stored_messages(&mut self, session_id: &str) -> Vec<Value> {
-        let got = self.call("SESSION_GET", None, json!({"sessionId": session_id}));
-        got["payload"]["data"]["messages"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-    }
-
-    fn reserve(&mut self, run_id: &str, session_id: &str) -> Value {
-        self.call(
-            "AI_RUN_RESERVE",
-            Some(run_id),
-            json!({"tabId": TAB, "projectId": "p1", "sessionId": session_id}),
-        )
-    }
-
-    /// Reserves and starts a run whose model id is the run id.
-    fn start(&mut self, run_id: &str, session_id: &str, messages: Value, extra: Value) -> Pending {
-        let reserved = self.reserve(run_id, session_id);
-        assert_eq!(reserved["payload"]["data"]["reserved"], true, "{reserved}");
-        let mut payload = json!({
-            "tabId": TAB, "projectId": "p1", "sessionId": session_id, "messages": messages,
-            "settings": {"maxHistoryMessages": 40},
-            "modelConfig": {"apiBaseUrl": "https://model.test/v1", "apiKey": "key", "modelId": run_id},
-            "attachments": {}
-        });
-        if let (Some(target), Some(extra)) = (payload.as_object_mut(), extra.as_object()) {
-            target.extend(extra.clone());
-        }
-        self.send("AI_STREAM_START", Some(run_id), payload)
-    }
-
-    fn events(&self, run_id: &str) -> Vec<Value> {
-        self.platform()
-            .browser
-            .broadcasts()
-            .into_iter()
-            .filter(|event| event["runId"] == run_id)
-            .collect()
-    }
-
+/// What only this suite looks at.
+impl Harness<FakeTypstPages> {
     fn event_types(&self, run_id: &str) -> Vec<String> {
         self.events(run_id)
             .iter()
@@ -457,17 +32,6 @@ impl Harness {
             .count()
     }
 
-    /// Bodies of the model requests of one run.
-    fn model_requests(&self, run_id: &str) -> Vec<Value> {
-        self.platform()
-            .network
-            .requests()
-            .iter()
-            .filter_map(|request| serde_json::from_str::<Value>(request.body.as_deref()?).ok())
-            .filter(|body| body["model"] == run_id)
-            .collect()
-    }
-
     fn page_types(&self) -> Vec<String> {
         self.platform()
             .pages
@@ -479,11 +43,7 @@ impl Harness {
     }
 
     fn tool_results(&self, run_id: &str) -> Vec<Value> {
-        self.events(run_id)
-            .into_iter()
-            .filter(|event| event["type"] == "AI_TOOL_RESULT")
-            .map(|event| event["payload"].clone())
-            .collect()
+        self.payloads(run_id, "AI_TOOL_RESULT")
     }
 }
 
@@ -495,9 +55,9 @@ fn user(content: &str) -> Value {
 
 #[test]
 fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
-    let mut h = Harness::new();
+    let mut h = harness();
     let session = h.session(json!([user("Check my document")]));
-    h.model.script(
+    h.script(
         "run-1",
         vec![
             sse(
@@ -544,7 +104,26 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
                {"id": "call-tree", "name": "read_file_structure", "args": {}}])
     );
 
-    let results = h.tool_results("run-1");
+    check_read_results(&h.tool_results("run-1"));
+
+    // The second request carries the assistant turn and the three answers in provider order.
+    check_answers_in_provider_order(&h.model_requests("run-1"));
+
+    // Page requests went to the captured tab, tied to the run.
+    let sent = h.platform().pages.sent.borrow().clone();
+    assert!(
+        sent.iter()
+            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
+    );
+
+    // The answer is saved to the chat the run started from.
+    check_saved_answer(&h.stored_messages(&session));
+    assert_eq!(h.terminal_count("run-1"), 1);
+    assert!(h.worker.runs.summaries().is_empty());
+}
+
+/// The three read results of the full run, in provider order.
+fn check_read_results(results: &[Value]) {
     let doc = &results[0]["result"];
     assert_eq!(doc["ok"], true);
     assert_eq!(doc["start_line"], 1);
@@ -568,9 +147,11 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
     assert_eq!(tree["complete"], false);
     assert_eq!(tree["collapsed_folders"], json!(["drafts"]));
     assert_eq!(tree["entries"].as_array().map(Vec::len), Some(4));
+}
 
-    // The second request carries the assistant turn and the three answers in provider order.
-    let requests = h.model_requests("run-1");
+/// The second model request ends with the assistant turn and the three
+/// answers in the order the model asked.
+fn check_answers_in_provider_order(requests: &[Value]) {
     assert_eq!(requests.len(), 2);
     assert!(
         !requests[0].to_string().contains("methods-zeta"),
@@ -602,16 +183,10 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
             .as_str()
             .is_some_and(|c| c.contains("chapters/methods-zeta.typ"))
     );
+}
 
-    // Page requests went to the captured tab, tied to the run.
-    let sent = h.platform().pages.sent.borrow().clone();
-    assert!(
-        sent.iter()
-            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
-    );
-
-    // The answer is saved to the chat the run started from.
-    let stored = h.stored_messages(&session);
+/// What the full run saved to its chat: the whole answer, complete.
+fn check_saved_answer(stored: &[Value]) {
     assert_eq!(stored.len(), 2);
     let entry = &stored[1];
     assert_eq!(entry["role"], "assistant");
@@ -623,13 +198,11 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
         .map(|s| s.iter().filter_map(|x| x["type"].as_str()).collect())
         .unwrap_or_default();
     assert_eq!(kinds, ["reasoning", "text", "tools", "text"]);
-    assert_eq!(h.terminal_count("run-1"), 1);
-    assert!(h.worker.runs.summaries().is_empty());
 }
 
 #[test]
 fn admission_needs_an_exact_reservation_and_one_run_per_chat() {
-    let mut h = Harness::new();
+    let mut h = harness();
     let code = |answer: &Value| answer["payload"]["error"]["code"].clone();
     let start = |session: &str, tab: i64| json!({"tabId": tab, "projectId": "p1", "sessionId": session, "messages": [user("hi")]});
     let unreserved = h.call("AI_STREAM_START", Some("run-x"), start("s1", TAB));
@@ -667,7 +240,7 @@ fn admission_needs_an_exact_reservation_and_one_run_per_chat() {
 
 #[test]
 fn a_stop_before_start_leaves_a_tombstone_and_the_start_does_nothing() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.reserve("run-1", "s1");
     let stop = h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
     assert_eq!(
@@ -701,10 +274,10 @@ fn a_stop_before_start_leaves_a_tombstone_and_the_start_does_nothing() {
 
 #[test]
 fn stop_during_the_stream_keeps_the_partial_answer_in_the_captured_chat() {
-    let mut h = Harness::new();
+    let mut h = harness();
     let session = h.session(json!([user("Write a long answer")]));
     let other = h.session(json!([user("Unrelated chat")]));
-    h.model.script(
+    h.script(
         "run-1",
         vec![sse(&[json!({"content": "The first half"})], Some(FakeChunk::Stall))],
     );
@@ -738,15 +311,14 @@ fn stop_during_the_stream_keeps_the_partial_answer_in_the_captured_chat() {
 
 #[test]
 fn stop_during_a_page_read_cancels_the_page_request() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.platform()
         .pages
         .page
         .borrow_mut()
         .stall
         .insert("PAGE_GET_DIAGNOSTICS");
-    h.model
-        .script("run-1", vec![calls(&[("call-diag", "read_diagnostics", "{}")])]);
+    h.script("run-1", vec![calls(&[("call-diag", "read_diagnostics", "{}")])]);
     let run = h.start("run-1", "s1", json!([user("Any errors?")]), json!({}));
     assert_eq!(run.answer(), None, "waiting for the page");
     h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
@@ -774,11 +346,10 @@ fn stop_during_a_page_read_cancels_the_page_request() {
 
 #[test]
 fn stop_during_a_preflight_wait_ends_the_run_and_its_banner() {
-    let mut h = Harness::new();
-    h.platform().clock.hold_from.set(Some(1_500));
+    let mut h = harness();
+    h.platform().clock.hold_sleeps_from(Some(1_500));
     h.platform().pages.page.borrow_mut().file = Some("chapters/intro.typ".into());
-    h.model
-        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")])]);
+    h.script("run-1", vec![calls(&[("call-doc", "read_document", "{}")])]);
     let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
     assert_eq!(run.answer(), None, "the banner waits");
     let waiting = h
@@ -806,8 +377,8 @@ fn stop_during_a_preflight_wait_ends_the_run_and_its_banner() {
 
 #[test]
 fn retry_resumes_a_file_wait_and_skip_ends_the_call() {
-    let mut h = Harness::new();
-    h.platform().clock.hold_from.set(Some(1_500));
+    let mut h = harness();
+    h.platform().clock.hold_sleeps_from(Some(1_500));
     // The run start reads the message file; call-1 then sees another file,
     // then (after Retry) the message file; call-2 sees another file again
     // and is skipped.
@@ -817,7 +388,7 @@ fn retry_resumes_a_file_wait_and_skip_ends_the_call() {
         "main.typ".to_owned(),
         "notes.typ".to_owned(),
     ]);
-    h.model.script(
+    h.script(
         "run-1",
         vec![
             calls(&[("call-1", "read_document", "{}")]),
@@ -865,11 +436,9 @@ fn retry_resumes_a_file_wait_and_skip_ends_the_call() {
 
 #[test]
 fn two_chats_of_one_project_run_at_once_and_stop_independently() {
-    let mut h = Harness::new();
-    h.model
-        .script("run-a", vec![sse(&[json!({"content": "A"})], Some(FakeChunk::Stall))]);
-    h.model
-        .script("run-b", vec![sse(&[json!({"content": "B"})], Some(FakeChunk::Stall))]);
+    let mut h = harness();
+    h.script("run-a", vec![sse(&[json!({"content": "A"})], Some(FakeChunk::Stall))]);
+    h.script("run-b", vec![sse(&[json!({"content": "B"})], Some(FakeChunk::Stall))]);
     let a = h.start("run-a", "s1", json!([user("first")]), json!({}));
     let b = h.start("run-b", "s2", json!([user("second")]), json!({}));
     assert_eq!((a.answer(), b.answer()), (None, None), "both are streaming");
@@ -885,12 +454,8 @@ fn two_chats_of_one_project_run_at_once_and_stop_independently() {
 
 #[test]
 fn a_tab_that_left_typst_fails_the_run_before_any_model_request() {
-    let mut h = Harness::new();
-    h.platform()
-        .tabs
-        .urls
-        .borrow_mut()
-        .insert(TAB, "https://example.com/".into());
+    let mut h = harness();
+    h.platform().browser.navigate(TAB, "https://example.com/");
     let run = h.start("run-1", "s1", json!([user("hi")]), json!({}));
     assert_eq!(run.data()["code"], "INVALID_RUN_TAB");
     assert_eq!(run.data()["ok"], false);
@@ -900,14 +465,13 @@ fn a_tab_that_left_typst_fails_the_run_before_any_model_request() {
 
 #[test]
 fn reads_refuse_a_tab_that_navigated_after_the_start() {
-    let mut h = Harness::new();
-    h.model
-        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
+    let mut h = harness();
+    h.script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
     // The tab moves to another project while the model is being asked.
-    let urls = h.platform().tabs.urls.clone();
-    let scripts = h.model.scripts.clone();
+    let navigate = h.platform().browser.navigator();
+    let scripts = h.scripts.clone();
     h.platform().network.set_responder(move |request| {
-        urls.borrow_mut().insert(TAB, "https://typst.app/project/other".into());
+        navigate(TAB, "https://typst.app/project/other");
         next_reply(&scripts, request)
     });
     let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
@@ -927,20 +491,15 @@ fn reads_refuse_a_tab_that_navigated_after_the_start() {
 
 #[test]
 fn a_read_that_waited_while_the_tab_moved_is_dropped() {
-    let mut h = Harness::new();
-    h.platform().clock.hold_from.set(Some(1_500));
+    let mut h = harness();
+    h.platform().clock.hold_sleeps_from(Some(1_500));
     h.platform().pages.page.borrow_mut().file = Some("notes.typ".into());
-    h.model
-        .script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
+    h.script("run-1", vec![calls(&[("call-doc", "read_document", "{}")]), text("ok")]);
     let run = h.start("run-1", "s1", json!([user("Read it")]), json!({}));
     assert_eq!(run.answer(), None, "waiting for main.typ");
     // The user opens another project that also has a main.typ.
     h.platform().pages.page.borrow_mut().file = Some("main.typ".into());
-    h.platform()
-        .tabs
-        .urls
-        .borrow_mut()
-        .insert(TAB, "https://typst.app/project/other".into());
+    h.platform().browser.navigate(TAB, "https://typst.app/project/other");
     h.call(
         "AI_TOOL_PREFLIGHT_RESOLVE",
         Some("run-1"),
@@ -962,8 +521,8 @@ fn a_read_that_waited_while_the_tab_moved_is_dropped() {
 
 #[test]
 fn a_reused_tool_call_id_fails_the_run() {
-    let mut h = Harness::new();
-    h.model.script(
+    let mut h = harness();
+    h.script(
         "run-1",
         vec![
             calls(&[("reused", "read_typst_docs", "{}")]),
@@ -982,11 +541,11 @@ fn a_reused_tool_call_id_fails_the_run() {
 
 #[test]
 fn a_run_stops_after_32_tool_rounds() {
-    let mut h = Harness::new();
+    let mut h = harness();
     let replies = (0..40)
         .map(|i| calls(&[(format!("call-{i}").as_str(), "read_typst_docs", r#"{"topic":"math"}"#)]))
         .collect();
-    h.model.script("run-1", replies);
+    h.script("run-1", replies);
     let run = h.start("run-1", "s1", json!([user("loop")]), json!({}));
     assert_eq!(run.data()["code"], "TOOL_ROUND_LIMIT");
     assert_eq!(h.model_requests("run-1").len(), 32);
@@ -995,7 +554,7 @@ fn a_run_stops_after_32_tool_rounds() {
 
 #[test]
 fn the_model_must_exist_and_be_complete() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.reserve("run-1", "s1");
     let missing = h.send(
         "AI_STREAM_START",
@@ -1023,13 +582,13 @@ fn the_model_must_exist_and_be_complete() {
 
 #[test]
 fn stored_settings_supply_the_model_when_the_start_names_none() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.platform().browser.storage.put(
         "typstAgent.settings",
         json!({"models": [{"id": "m1", "name": "Stored", "apiBaseUrl": "https://model.test/v1",
                            "apiKey": "k", "modelId": "run-1"}], "activeModelId": "m1"}),
     );
-    h.model.script("run-1", vec![text("From the stored model.")]);
+    h.script("run-1", vec![text("From the stored model.")]);
     h.reserve("run-1", "s1");
     let run = h.send(
         "AI_STREAM_START",
@@ -1041,9 +600,9 @@ fn stored_settings_supply_the_model_when_the_start_names_none() {
 
 #[test]
 fn the_message_file_falls_back_to_the_live_breadcrumb() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.platform().pages.page.borrow_mut().file = Some("chapters/intro.typ".into());
-    h.model.script("run-1", vec![text("ok")]);
+    h.script("run-1", vec![text("ok")]);
     let bare_user = json!([{"role": "user", "content": "What is this file?"}]);
     let run = h.start("run-1", "s1", bare_user, json!({}));
     assert_eq!(run.data()["ok"], true);
@@ -1058,9 +617,8 @@ fn the_message_file_falls_back_to_the_live_breadcrumb() {
     );
 
     // A file named by the start itself wins over the breadcrumb.
-    h.model
-        .script("run-2", vec![calls(&[("c", "read_document", "{}")]), text("ok")]);
-    h.platform().clock.hold_from.set(Some(1_500));
+    h.script("run-2", vec![calls(&[("c", "read_document", "{}")]), text("ok")]);
+    h.platform().clock.hold_sleeps_from(Some(1_500));
     let run = h.start(
         "run-2",
         "s2",
@@ -1078,8 +636,8 @@ fn the_message_file_falls_back_to_the_live_breadcrumb() {
 
 #[test]
 fn bad_calls_get_structured_results_and_the_run_goes_on() {
-    let mut h = Harness::new();
-    h.model.script(
+    let mut h = harness();
+    h.script(
         "run-1",
         vec![
             calls(&[
@@ -1157,9 +715,9 @@ fn bad_calls_get_structured_results_and_the_run_goes_on() {
 
 #[test]
 fn open_project_file_retargets_the_following_reads() {
-    let mut h = Harness::new();
-    h.platform().clock.hold_from.set(Some(1_500));
-    h.model.script(
+    let mut h = harness();
+    h.platform().clock.hold_sleeps_from(Some(1_500));
+    h.script(
         "run-1",
         vec![
             calls(&[("open", "open_project_file", r#"{"path":"chapters/intro.typ"}"#)]),
@@ -1194,7 +752,7 @@ fn open_project_file_retargets_the_following_reads() {
             .is_some_and(|t| t.contains("Introduction"))
     );
     let bad = {
-        h.model.script(
+        h.script(
             "run-2",
             vec![
                 calls(&[("open", "open_project_file", r#"{"path":"../secret.typ"}"#)]),
@@ -1209,7 +767,7 @@ fn open_project_file_retargets_the_following_reads() {
 
 #[test]
 fn diagnostics_settle_then_read_until_two_reads_agree() {
-    let mut h = Harness::new();
+    let mut h = harness();
     {
         let mut page = h.platform().pages.page.borrow_mut();
         page.diagnostics = VecDeque::from([
@@ -1222,13 +780,12 @@ fn diagnostics_settle_then_read_until_two_reads_agree() {
             ],
         ]);
     }
-    h.model
-        .script("run-1", vec![calls(&[("d", "read_diagnostics", "{}")]), text("ok")]);
+    h.script("run-1", vec![calls(&[("d", "read_diagnostics", "{}")]), text("ok")]);
     let run = h.start("run-1", "s1", json!([user("errors?")]), json!({}));
     assert_eq!(run.data()["ok"], true);
     let reads = h.page_types().iter().filter(|t| *t == "PAGE_GET_DIAGNOSTICS").count();
     assert_eq!(reads, 4, "changing reads continue until two agree");
-    let sleeps = h.platform().clock.sleeps.borrow().clone();
+    let sleeps = h.platform().clock.sleeps();
     assert_eq!(
         sleeps.iter().position(|ms| *ms == 750),
         Some(0),
@@ -1251,167 +808,14 @@ fn diagnostics_settle_then_read_until_two_reads_agree() {
     assert!(result.get("delay_ms").is_none());
 }
 
-// ----- approval -----
-
-#[test]
-fn approvals_wait_for_the_exact_run_and_allow_for_run_sticks() {
-    let platform = TestPlatform::default();
-    platform.clock.hold_from.set(Some(1_500));
-    let runs = Runs::new();
-    let store = SessionStore::new();
-    let run = RunContext {
-        platform: &platform,
-        runs: &runs,
-        store: &store,
-        run_id: "run-1".into(),
-        tab_id: 17,
-        project_id: "p1".into(),
-        session_id: "s1".into(),
-        cancel: Cancellation::new(),
-        events: RunEvents::new(&platform.browser, "run-1"),
-        approval_mode: Cell::new(EditorApprovalMode::Ask),
-        tab_url: RefCell::new(None),
-        message_file: RefCell::new(None),
-        allowed: RefCell::new(HashSet::new()),
-        checkpoint: RefCell::new(None),
-    };
-    let Ok(mut registry) = ToolRegistry::with_builtins() else {
-        panic!("built-ins register");
-    };
-    let Some(mut route) = registry.route("read_typst_docs").cloned() else {
-        panic!("read_typst_docs is registered");
-    };
-    route.name = "search_arxiv".into();
-    route.identity = "custom:t1".into();
-    route.kind = RouteKind::Custom { tool_id: "t1".into() };
-    route.effect = Effect::External;
-    route.approval = Approval::Once;
-    route.destination = "https://tools.example".into();
-    route.spec["function"]["name"] = json!("search_arxiv");
-    assert!(registry.add(route.clone()).is_ok());
-    let mut args = Map::new();
-    args.insert("query".into(), json!("x".repeat(3_000)));
-    let call = |id: &'static str| Call {
-        id,
-        name: "search_arxiv",
-        raw_args: "{}",
-    };
-
-    let mut first = Box::pin(authorize(&run, &route, call("c1"), &args, None));
-    assert!(first.as_mut().now_or_never().is_none(), "waits for the user");
-    let banner = platform.browser.broadcasts().pop().unwrap_or_default();
-    assert_eq!(banner["type"], "AI_TOOL_APPROVAL_REQUIRED");
-    assert_eq!(banner["payload"]["identity"], "custom:t1");
-    assert_eq!(banner["payload"]["effect"], "external");
-    assert_eq!(banner["payload"]["arguments"].as_str().map(js::utf16_len), Some(2_000));
-    assert_eq!(banner["payload"]["argumentsTruncated"], true);
-    assert!(!runs.resolve_approval("run-2", "c1", ApprovalAction::ApproveOnce));
-    assert!(runs.resolve_approval("run-1", "c1", ApprovalAction::AllowRun));
-    assert_eq!(first.now_or_never(), Some(Ok(Ok(()))));
-
-    let again = authorize(&run, &route, call("c2"), &args, None).now_or_never();
-    assert_eq!(again, Some(Ok(Ok(()))), "allowed for the rest of the run");
-
-    run.allowed.borrow_mut().clear();
-    let mut denied = Box::pin(authorize(&run, &route, call("c3"), &args, None));
-    assert!(denied.as_mut().now_or_never().is_none());
-    assert!(runs.resolve_approval("run-1", "c3", ApprovalAction::Deny));
-    let result = denied.now_or_never().and_then(Result::ok).and_then(Result::err);
-    assert_eq!(result.map(|r| r["code"].clone()), Some(json!("TOOL_DENIED")));
-
-    platform.clock.hold_from.set(None);
-    let silent = authorize(&run, &route, call("c4"), &args, None).now_or_never();
-    let code = silent
-        .and_then(Result::ok)
-        .and_then(Result::err)
-        .map(|r| r["code"].clone());
-    assert_eq!(code, Some(json!("TOOL_DENIED")), "five silent minutes deny");
-
-    platform.clock.hold_from.set(Some(1_500));
-    let mut stopped = Box::pin(authorize(&run, &route, call("c5"), &args, None));
-    assert!(stopped.as_mut().now_or_never().is_none());
-    run.cancel.cancel();
-    assert_eq!(stopped.now_or_never(), Some(Err(crate::cancel::Cancelled)));
-
-    let read = registry.route("read_document").cloned();
-    let reads_run_at_once = read.and_then(|route| authorize(&run, &route, call("c6"), &args, None).now_or_never());
-    assert!(reads_run_at_once.is_some(), "reads never wait for approval");
-}
-
-#[test]
-fn an_editor_review_is_always_shown_and_allow_for_run_does_not_waive_the_next() {
-    let platform = TestPlatform::default();
-    platform.clock.hold_from.set(Some(1_500));
-    let runs = Runs::new();
-    let store = SessionStore::new();
-    let run = RunContext {
-        platform: &platform,
-        runs: &runs,
-        store: &store,
-        run_id: "run-1".into(),
-        tab_id: 17,
-        project_id: "p1".into(),
-        session_id: "s1".into(),
-        cancel: Cancellation::new(),
-        events: RunEvents::new(&platform.browser, "run-1"),
-        approval_mode: Cell::new(EditorApprovalMode::Ask),
-        tab_url: RefCell::new(None),
-        message_file: RefCell::new(None),
-        allowed: RefCell::new(HashSet::new()),
-        checkpoint: RefCell::new(None),
-    };
-    let Some(route) = ToolRegistry::with_builtins()
-        .ok()
-        .and_then(|r| r.route("replace_lines").cloned())
-    else {
-        panic!("replace_lines is registered");
-    };
-    let preview = DiffPreview::parse(&json!({
-        "kind": "unified-diff", "fileLabel": "main.typ", "additions": 1, "deletions": 1,
-        "hunks": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "rows": [
-            {"kind": "delete", "oldLine": 1, "newLine": null, "text": "= Old"},
-            {"kind": "insert", "oldLine": null, "newLine": 1, "text": "= New"}
-        ]}]
-    }));
-    let Some(preview) = preview else {
-        panic!("the preview is valid");
-    };
-    let review = || {
-        Some(Review {
-            preview: preview.clone(),
-            notice: Some(format!("  {}  ", "n".repeat(600))),
-        })
-    };
-    let args = Map::new();
-    for id in ["e1", "e2"] {
-        let call = Call {
-            id,
-            name: "replace_lines",
-            raw_args: "{}",
-        };
-        let mut waiting = Box::pin(authorize(&run, &route, call, &args, review()));
-        assert!(waiting.as_mut().now_or_never().is_none(), "{id} is reviewed");
-        let banner = platform.browser.broadcasts().pop().unwrap_or_default();
-        assert_eq!(banner["payload"]["preview"]["fileLabel"], "main.typ");
-        assert_eq!(
-            banner["payload"]["previewNotice"].as_str().map(js::utf16_len),
-            Some(500)
-        );
-        assert_eq!(banner["payload"]["effect"], "editor-write");
-        assert!(runs.resolve_approval("run-1", id, ApprovalAction::AllowRun));
-        assert_eq!(waiting.now_or_never(), Some(Ok(Ok(()))));
-    }
-    assert!(run.allowed.borrow().is_empty());
-}
-
 #[test]
 fn read_document_pages_through_long_documents() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.platform().pages.page.borrow_mut().doc = (1..=120)
         .map(|i| format!("line {i} {}", "x".repeat(80)))
         .collect::<Vec<_>>()
         .join("\n");
-    h.model.script(
+    h.script(
         "run-1",
         vec![
             calls(&[("r", "read_document", r#"{"start_line":10,"max_chars":100}"#)]),
@@ -1447,10 +851,10 @@ fn read_document_pages_through_long_documents() {
 
 #[test]
 fn a_complete_answer_that_cannot_be_saved_reports_the_storage_failure() {
-    let mut h = Harness::new();
+    let mut h = harness();
     let session = h.session(json!([user("hi")]));
     h.platform().browser.storage.fail_writes("QUOTA_BYTES quota exceeded");
-    h.model.script("run-1", vec![text("An answer that cannot be stored.")]);
+    h.script("run-1", vec![text("An answer that cannot be stored.")]);
     let run = h.start("run-1", &session, json!([user("hi")]), json!({}));
     assert_eq!(run.data()["ok"], false);
     assert_eq!(run.data()["code"], "STORAGE_QUOTA_EXCEEDED");

@@ -13,23 +13,23 @@ use protocol::payloads::{StreamChannel, StreamItem, ToolCallInfo};
 use serde_json::{Map, Value, json};
 
 /// Most characters (UTF-16) kept per channel, marker included.
-pub const MAX_TRANSCRIPT_TEXT_CHARS: usize = 250_000;
+const MAX_TRANSCRIPT_TEXT_CHARS: usize = 250_000;
 /// Most tool calls kept.
-pub const MAX_TRANSCRIPT_TOOL_CALLS: usize = 128;
+const MAX_TRANSCRIPT_TOOL_CALLS: usize = 128;
 /// Most segments kept.
-pub const MAX_TRANSCRIPT_SEGMENTS: usize = 256;
+const MAX_TRANSCRIPT_SEGMENTS: usize = 256;
 /// Appended once when a channel reaches its bound.
-pub const TRUNCATION_MARKER: &str = "\n… (transcript truncated)";
+const TRUNCATION_MARKER: &str = "\n… (transcript truncated)";
 
 /// Whether the response finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseStatus {
+pub(crate) enum ResponseStatus {
     Complete,
     Incomplete,
 }
 
 impl ResponseStatus {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             ResponseStatus::Complete => "complete",
             ResponseStatus::Incomplete => "incomplete",
@@ -80,7 +80,7 @@ impl Channel {
 
 /// What one run has shown so far.
 #[derive(Debug, Clone, Default)]
-pub struct Transcript {
+pub(crate) struct Transcript {
     content: Channel,
     reasoning: Channel,
     segments: Vec<Segment>,
@@ -88,13 +88,13 @@ pub struct Transcript {
 }
 
 impl Transcript {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Transcript::default()
     }
 
     /// Records one `AI_STREAM_BATCH`; adjacent text of the same channel joins
     /// one segment.
-    pub fn record_batch(&mut self, items: &[StreamItem]) {
+    pub(crate) fn record_batch(&mut self, items: &[StreamItem]) {
         for item in items {
             let (channel, is_text) = match item.channel {
                 StreamChannel::Content => (&mut self.content, true),
@@ -120,7 +120,7 @@ impl Transcript {
     }
 
     /// Records one `AI_TOOL_CALLS`.
-    pub fn record_tool_calls(&mut self, calls: &[ToolCallInfo]) {
+    pub(crate) fn record_tool_calls(&mut self, calls: &[ToolCallInfo]) {
         let room = MAX_TRANSCRIPT_TOOL_CALLS.saturating_sub(self.tool_calls.len());
         let kept: Vec<ToolCallInfo> = calls.iter().take(room).cloned().collect();
         if kept.is_empty() {
@@ -136,7 +136,7 @@ impl Transcript {
     }
 
     /// Records one `AI_TOOL_RESULT` in the segment holding its call.
-    pub fn record_tool_result(&mut self, call_id: &str, result: &Map<String, Value>) {
+    pub(crate) fn record_tool_result(&mut self, call_id: &str, result: &Map<String, Value>) {
         for segment in &mut self.segments {
             if let Segment::Tools { calls, results } = segment
                 && calls.iter().any(|call| call.id == call_id)
@@ -147,12 +147,12 @@ impl Transcript {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.content.text.is_empty() && self.reasoning.text.is_empty() && self.tool_calls.is_empty()
     }
 
     /// The display entry, or `None` when nothing was shown.
-    pub fn entry(&self, status: ResponseStatus) -> Option<Value> {
+    pub(crate) fn entry(&self, status: ResponseStatus) -> Option<Value> {
         if self.is_empty() {
             return None;
         }

@@ -27,7 +27,7 @@ type SlotRef<T> = Rc<RefCell<Slot<T>>>;
 
 /// The open waiters of one kind, for every run of the worker.
 #[derive(Debug)]
-pub struct Waiters<T> {
+pub(crate) struct Waiters<T> {
     slots: Rc<RefCell<HashMap<Key, SlotRef<T>>>>,
 }
 
@@ -40,7 +40,7 @@ impl<T> Default for Waiters<T> {
 }
 
 /// Resolves with the user's answer; dropping it closes the waiter.
-pub struct Wait<T> {
+pub(crate) struct Wait<T> {
     key: Key,
     slot: SlotRef<T>,
     slots: Rc<RefCell<HashMap<Key, SlotRef<T>>>>,
@@ -83,7 +83,7 @@ fn answer<T>(slot: &SlotRef<T>, value: T) {
 
 impl<T: Copy> Waiters<T> {
     /// Opens the waiter of `(run_id, call_id)`, replacing an older one.
-    pub fn wait(&self, run_id: &str, call_id: &str) -> Wait<T> {
+    pub(crate) fn wait(&self, run_id: &str, call_id: &str) -> Wait<T> {
         let key = (run_id.to_owned(), call_id.to_owned());
         let slot = Rc::new(RefCell::new(Slot {
             answer: None,
@@ -98,7 +98,7 @@ impl<T: Copy> Waiters<T> {
     }
 
     /// Answers the waiter of exactly this run and call; false if none waits.
-    pub fn resolve(&self, run_id: &str, call_id: &str, value: T) -> bool {
+    pub(crate) fn resolve(&self, run_id: &str, call_id: &str, value: T) -> bool {
         let slot = self.slots.borrow_mut().remove(&(run_id.to_owned(), call_id.to_owned()));
         match slot {
             Some(slot) => {
@@ -110,7 +110,7 @@ impl<T: Copy> Waiters<T> {
     }
 
     /// Answers every waiter of a run (its end or its cancellation).
-    pub fn resolve_run(&self, run_id: &str, value: T) {
+    pub(crate) fn resolve_run(&self, run_id: &str, value: T) {
         let slots: Vec<SlotRef<T>> = {
             let mut map = self.slots.borrow_mut();
             let keys: Vec<Key> = map.keys().filter(|(run, _)| run == run_id).cloned().collect();
@@ -121,22 +121,23 @@ impl<T: Copy> Waiters<T> {
         }
     }
 
-    /// Number of open waiters (tests and diagnostics).
-    pub fn open(&self) -> usize {
+    /// Number of open waiters, for tests that check nothing is left behind.
+    #[cfg(test)]
+    pub(crate) fn open(&self) -> usize {
         self.slots.borrow().len()
     }
 }
 
 /// How a wait for the user ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Waited<T> {
+pub(crate) enum Waited<T> {
     Answered(T),
     TimedOut,
 }
 
 /// Waits for the user's answer to `(run_id, call_id)`, at most `ms`
 /// milliseconds, and never past the run's cancellation.
-pub async fn wait_for_user<T: Copy, C: Clock>(
+pub(crate) async fn wait_for_user<T: Copy, C: Clock>(
     waiters: &Waiters<T>,
     run_id: &str,
     call_id: &str,

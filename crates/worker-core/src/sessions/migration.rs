@@ -11,10 +11,11 @@
 //! a record's own id, or `legacy-<i>-<stableId(projectId NUL name)>`, with a
 //! longer collision-safe id when two records would share one.
 
-use super::normalize::{ImportedRecord, js_number, normalize_imported_record};
-use super::repository::{IndexState, SessionMeta, build_body, json_bytes};
-use super::{Sessions, StorageError, StorageErrorCode};
+use super::Sessions;
+use super::normalize::{ImportedRecord, normalize_imported_record};
+use super::repository::{IndexState, SessionMeta, build_body};
 use crate::platform::{Clock, Storage};
+use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use serde_json::{Value, json};
@@ -123,10 +124,10 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
             "version": schema_versions::SESSION_REPOSITORY,
             "complete": completed_at.is_some(),
             "completedIds": marker.completed,
-            "rejected": js_number(marker.rejected),
+            "rejected": js::number_value(marker.rejected),
         });
         if let (Some(at), Some(map)) = (completed_at, value.as_object_mut()) {
-            map.insert("completedAt".into(), js_number(at));
+            map.insert("completedAt".into(), js::number_value(at));
         }
         self.write_key(storage_keys::SESSION_MIGRATION, value).await
     }

@@ -1,4 +1,4 @@
-//! The chat repository (schema v2) and the storage mutation queue.
+//! The chat repository (schema v2) and the `SESSION_*` requests.
 //!
 //! Chats are stored exactly as the original stored them, so existing users
 //! keep their history:
@@ -23,63 +23,57 @@
 //! Messages are normalised to the display schema on every save and import
 //! ([`normalize`]); `export`/`import` read and write the portable format.
 
-mod cascade;
-pub mod error;
 mod migration;
-pub mod normalize;
-pub mod queue;
+mod normalize;
 mod repository;
-pub mod routes;
-#[cfg(test)]
-pub(crate) mod test_storage;
+mod routes;
 #[cfg(test)]
 mod tests;
 mod transfer;
 
-pub use error::{StorageError, StorageErrorCode};
-pub use queue::{MutationQueue, QueueGuard};
-pub use repository::{SessionChanges, TranscriptOutcome};
+pub(crate) use routes::route;
 
 use crate::platform::{Clock, Storage};
+use crate::storage::MutationQueue;
 use std::cell::Cell;
 
 /// Name of a chat created without one.
-pub const NEW_CHAT_NAME: &str = "New chat";
+pub(crate) const NEW_CHAT_NAME: &str = "New chat";
 /// Name of an imported chat that has none.
-pub const IMPORTED_CHAT_NAME: &str = "Imported chat";
+pub(crate) const IMPORTED_CHAT_NAME: &str = "Imported chat";
 /// Longest chat name.
-pub const MAX_NAME_CHARS: usize = 200;
+pub(crate) const MAX_NAME_CHARS: usize = 200;
 /// Longest project id kept from an imported record.
-pub const MAX_PROJECT_ID_CHARS: usize = 256;
+pub(crate) const MAX_PROJECT_ID_CHARS: usize = 256;
 /// Longest preview (the first user message) in the index.
-pub const MAX_PREVIEW_CHARS: usize = 160;
+pub(crate) const MAX_PREVIEW_CHARS: usize = 160;
 /// Longest search text in the index.
-pub const MAX_SEARCH_TEXT_CHARS: usize = 4_000;
+pub(crate) const MAX_SEARCH_TEXT_CHARS: usize = 4_000;
 
 /// What lives as long as the worker instance: the mutation queue and whether
 /// this instance has already checked and repaired the repository.
 #[derive(Default)]
-pub struct SessionStore {
+pub(crate) struct SessionStore {
     /// The one queue of every stored-data mutation (settings use it too).
-    pub queue: MutationQueue,
+    pub(crate) queue: MutationQueue,
     ready: Cell<bool>,
 }
 
 impl SessionStore {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 }
 
 /// The chat repository over a storage and a clock (time and fresh ids).
-pub struct Sessions<'a, S, C> {
+pub(crate) struct Sessions<'a, S, C> {
     storage: &'a S,
     clock: &'a C,
     store: &'a SessionStore,
 }
 
 impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
-    pub fn new(storage: &'a S, clock: &'a C, store: &'a SessionStore) -> Self {
+    pub(crate) fn new(storage: &'a S, clock: &'a C, store: &'a SessionStore) -> Self {
         Sessions { storage, clock, store }
     }
 }

@@ -14,7 +14,7 @@
 //! Lengths are UTF-16 code units, as in the original, so a chat stored by
 //! either version passes the other's checks.
 
-use super::error::StorageError;
+use crate::storage::StorageError;
 use protocol::active_file::ActiveEditorFile;
 use protocol::document_snapshot::SnapshotRestoredUpdate;
 use protocol::edit_checkpoint::{PublicEditCheckpoint, is_edit_checkpoint_tool_name};
@@ -25,31 +25,31 @@ use protocol::limits::{
 use serde_json::{Map, Value, json};
 
 /// Most display messages in one chat.
-pub const MAX_MESSAGES: usize = 1_000;
+const MAX_MESSAGES: usize = 1_000;
 /// Longest message text, reasoning or segment text.
-pub const MAX_MESSAGE_CHARS: usize = 256_000;
+const MAX_MESSAGE_CHARS: usize = 256_000;
 /// Most display segments of one assistant message.
-pub const MAX_SEGMENTS: usize = 256;
+const MAX_SEGMENTS: usize = 256;
 /// Most tool calls of one assistant message or tools segment.
-pub const MAX_TOOL_CALLS: usize = 128;
+pub(crate) const MAX_TOOL_CALLS: usize = 128;
 /// Longest tool-call id or name.
-pub const MAX_TOOL_CALL_ID_CHARS: usize = 128;
+pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 /// Longest tool-call arguments, as JSON text.
-pub const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
+const MAX_TOOL_ARGUMENT_JSON_CHARS: usize = 16_000;
 /// Most editor-state updates on one message.
-pub const MAX_EDITOR_STATE_UPDATES: usize = 16;
+const MAX_EDITOR_STATE_UPDATES: usize = 16;
 /// Most stored selections of one user message.
-pub const MAX_SELECTIONS: usize = 16;
+pub(crate) const MAX_SELECTIONS: usize = 16;
 /// Longest stored selection text.
-pub const MAX_SELECTION_CHARS: usize = 32_000;
+pub(crate) const MAX_SELECTION_CHARS: usize = 32_000;
 /// Longest selection file label.
-pub const MAX_SELECTION_LABEL_CHARS: usize = 240;
+const MAX_SELECTION_LABEL_CHARS: usize = 240;
 /// Largest stored preview side; larger sides are clamped.
-pub const MAX_PREVIEW_DIMENSION: u64 = 4_096;
+const MAX_PREVIEW_DIMENSION: u64 = 4_096;
 /// Largest legacy diagnostics count shown on an old message.
-pub const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
+const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
 /// Diagnostics kept in a `read_diagnostics` summary.
-pub const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
+const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
 
 const OMITTED_PREVIEW_REASON: &str = "The preview image was not kept in saved history, to limit local storage use.";
 const NO_RESULT: &str = "No result";
@@ -57,7 +57,7 @@ const NO_RESULT: &str = "No result";
 /// Whether the record comes from an import file (fail closed on local state)
 /// or from this worker's own panel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     Local,
     Imported,
 }
@@ -70,14 +70,14 @@ impl Origin {
 
 /// A normalised import or legacy record, before it gets its final id.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ImportedRecord {
+pub(crate) struct ImportedRecord {
     /// The record's own id if it is a valid record id, else empty.
-    pub id: String,
-    pub project_id: String,
-    pub name: String,
-    pub messages: Vec<Value>,
-    pub created_at: f64,
-    pub updated_at: f64,
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) name: String,
+    pub(crate) messages: Vec<Value>,
+    pub(crate) created_at: f64,
+    pub(crate) updated_at: f64,
 }
 
 /// `String(value ?? '')` cut to `max` UTF-16 units.
@@ -123,7 +123,7 @@ fn not_false(value: Option<&Value>) -> bool {
 }
 
 /// Record ids: 1–128 of `[A-Za-z0-9._:-]`.
-pub(crate) fn is_record_id(text: &str) -> bool {
+fn is_record_id(text: &str) -> bool {
     !text.is_empty()
         && js::utf16_len(text) <= MAX_TOOL_CALL_ID_CHARS
         && text
@@ -139,22 +139,10 @@ fn is_tool_name(text: &str) -> bool {
 }
 
 /// A finite timestamp ≥ 0, else `now`.
-pub(crate) fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
+fn finite_timestamp(value: Option<&Value>, now: f64) -> f64 {
     match value.and_then(js::as_number) {
         Some(n) if n.is_finite() && n >= 0.0 => n,
         _ => now,
-    }
-}
-
-/// A JSON number the way JavaScript would print it: integral values as
-/// integers, so stored timestamps look like `Date.now()`.
-pub(crate) fn js_number(n: f64) -> Value {
-    if n.is_finite() && n.trunc() == n && n.abs() <= js::MAX_SAFE_INTEGER {
-        // The range check makes the conversion exact.
-        #[allow(clippy::cast_possible_truncation)]
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
     }
 }
 
@@ -164,7 +152,7 @@ pub(crate) fn js_number(n: f64) -> Value {
 /// receipt, and anything else becomes a bounded JSON summary. A value that is
 /// already such a summary is kept as it is, so saving a chat again never
 /// wraps its summaries a second time.
-pub fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
+fn summarize_tool_result(name: &str, result: Option<&Value>, origin: Origin, now: f64) -> Value {
     let Some(result) = result.filter(|r| r.is_object() || r.is_array()) else {
         let error = bounded_string(result, 300);
         return json!({ "ok": false, "error": if error.is_empty() { NO_RESULT.to_owned() } else { error } });
@@ -357,7 +345,7 @@ fn is_allowed_image_data_url(value: &str) -> bool {
 
 fn bounded_dimension(value: Option<&Value>) -> Value {
     match value.and_then(js::as_number) {
-        Some(n) if n.is_finite() && n.trunc() == n && n > 0.0 => js_number(n.min(MAX_PREVIEW_DIMENSION as f64)),
+        Some(n) if n.is_finite() && n.trunc() == n && n > 0.0 => js::number_value(n.min(MAX_PREVIEW_DIMENSION as f64)),
         _ => Value::Null,
     }
 }
@@ -455,13 +443,13 @@ fn normalize_sent_attachments(sent: &Map<String, Value>) -> Value {
         && let Some(value) = legacy_count
     {
         let clamped = legacy_number(value).clamp(0.0, MAX_LEGACY_DIAGNOSTICS_COUNT);
-        out.insert("legacyDiagnosticsCount".into(), js_number(clamped));
+        out.insert("legacyDiagnosticsCount".into(), js::number_value(clamped));
     }
     Value::Object(out)
 }
 
 /// Normalises one display message.
-pub fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Value, String> {
+pub(crate) fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Value, String> {
     let Some(map) = message.as_object() else {
         return Err("A message must be an object.".into());
     };
@@ -556,7 +544,7 @@ pub fn normalize_message(message: &Value, origin: Origin, now: f64) -> Result<Va
 }
 
 /// Normalises a chat's display messages; the first bad message rejects all.
-pub fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
+fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
     let Some(messages) = messages.and_then(Value::as_array) else {
         return Err(StorageError::invalid_record("Chat messages must be an array."));
     };
@@ -564,7 +552,7 @@ pub fn normalize_messages(messages: Option<&Value>, origin: Origin, now: f64) ->
 }
 
 /// [`normalize_messages`] over a slice.
-pub fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
+pub(crate) fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> Result<Vec<Value>, StorageError> {
     if messages.len() > MAX_MESSAGES {
         return Err(StorageError::invalid_record(format!(
             "A chat can hold at most {MAX_MESSAGES} messages."
@@ -581,7 +569,7 @@ pub fn normalize_message_list(messages: &[Value], origin: Origin, now: f64) -> R
 }
 
 /// Normalises one record of an import file or of the version-1 store.
-pub fn normalize_imported_record(record: &Value, now: f64) -> Result<ImportedRecord, StorageError> {
+pub(crate) fn normalize_imported_record(record: &Value, now: f64) -> Result<ImportedRecord, StorageError> {
     let Some(map) = record.as_object() else {
         return Err(StorageError::invalid_record("A chat record must be an object."));
     };
@@ -604,298 +592,4 @@ pub fn normalize_imported_record(record: &Value, now: f64) -> Result<ImportedRec
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const NOW: f64 = 1_000.0;
-
-    fn local(message: Value) -> Result<Value, String> {
-        normalize_message(&message, Origin::Local, NOW)
-    }
-
-    #[test]
-    fn only_user_and_assistant_messages_with_string_content_are_kept() {
-        assert_eq!(
-            local(json!({"role": "user", "content": null, "extra": 1})),
-            Ok(json!({"role": "user", "content": ""}))
-        );
-        for bad in [
-            json!({"role": "tool", "content": "x"}),
-            json!({"role": "system", "content": "x"}),
-            json!({"role": "user", "content": {"toString": "hostile"}}),
-            json!({"role": "user", "content": 5}),
-            json!(["user"]),
-        ] {
-            assert!(local(bad.clone()).is_err(), "{bad}");
-        }
-        let long = "é".repeat(MAX_MESSAGE_CHARS + 1);
-        assert!(local(json!({"role": "user", "content": long})).is_err());
-        // UTF-16 units, not bytes: 256,000 two-byte characters fit.
-        let fits = "é".repeat(MAX_MESSAGE_CHARS);
-        assert!(local(json!({"role": "user", "content": fits})).is_ok());
-    }
-
-    #[test]
-    fn message_lists_are_bounded_and_errors_name_the_message() {
-        let many = vec![json!({"role": "user", "content": "x"}); MAX_MESSAGES + 1];
-        assert_eq!(
-            normalize_message_list(&many, Origin::Local, NOW).map_err(|e| e.code()),
-            Err("INVALID_SESSION_RECORD")
-        );
-        let error = normalize_message_list(
-            &[json!({"role": "user", "content": "ok"}), json!({"role": "tool"})],
-            Origin::Local,
-            NOW,
-        );
-        assert!(error.is_err_and(|e| e.message.starts_with("Message 2:")));
-        assert!(normalize_messages(Some(&json!("bad")), Origin::Local, NOW).is_err());
-        assert!(normalize_messages(None, Origin::Local, NOW).is_err());
-    }
-
-    #[test]
-    fn assistant_fields_are_validated_and_response_status_is_local_only() {
-        let message = json!({
-            "role": "assistant", "content": "Done.", "responseStatus": "complete", "reasoning": "why",
-            "segments": [{"type": "reasoning", "content": "why"}, {"type": "text", "content": "Done."}],
-        });
-        assert_eq!(local(message.clone()), Ok(message.clone()));
-        let imported = normalize_message(&message, Origin::Imported, NOW).expect("valid");
-        assert_eq!(imported.get("responseStatus"), None);
-        for bad in [
-            json!({"role": "assistant", "responseStatus": "done"}),
-            json!({"role": "assistant", "reasoning": 1}),
-            json!({"role": "assistant", "segments": {}}),
-            json!({"role": "assistant", "segments": [{"type": "html", "content": "<img src=x>"}]}),
-            json!({"role": "assistant", "segments": [{"type": "text", "content": 1}]}),
-            json!({"role": "assistant", "segments": [{"type": "tools"}]}),
-            json!({"role": "assistant", "toolCalls": "x"}),
-        ] {
-            assert!(local(bad.clone()).is_err(), "{bad}");
-        }
-        let segments = vec![json!({"type": "text", "content": ""}); MAX_SEGMENTS + 1];
-        assert!(local(json!({"role": "assistant", "segments": segments})).is_err());
-        // User messages never carry assistant fields.
-        assert_eq!(
-            local(json!({"role": "user", "content": "q", "reasoning": "r", "responseStatus": "x"})),
-            Ok(json!({"role": "user", "content": "q"}))
-        );
-    }
-
-    #[test]
-    fn tool_calls_accept_function_arguments_and_are_bounded() {
-        let message = json!({"role": "assistant", "toolCalls": [
-            {"id": "call_1", "function": {"name": "read_document", "arguments": "{\"start_line\":3}"}},
-            {"id": "call.2", "name": "x", "args": {"a": 1}},
-            {"id": "call:3", "name": "y"},
-        ]});
-        assert_eq!(
-            local(message).map(|m| m["toolCalls"].clone()),
-            Ok(json!([
-                {"id": "call_1", "name": "read_document", "args": {"start_line": 3}},
-                {"id": "call.2", "name": "x", "args": {"a": 1}},
-                {"id": "call:3", "name": "y", "args": {}},
-            ]))
-        );
-        for bad in [
-            json!({"id": "c", "function": {"name": "read_document", "arguments": "{"}}),
-            json!({"id": "c", "name": "read document"}),
-            json!({"id": "c/1", "name": "x"}),
-            json!({"id": "", "name": "x"}),
-            json!({"id": "c", "name": "x", "args": [1]}),
-            json!({"id": "c", "name": "x", "args": "text"}),
-            json!({"id": "c", "name": "x", "args": {"a": "x".repeat(MAX_TOOL_ARGUMENT_JSON_CHARS)}}),
-            json!("call"),
-        ] {
-            let message = json!({"role": "assistant", "toolCalls": [bad.clone()]});
-            assert!(local(message).is_err(), "{bad}");
-        }
-        let calls = vec![json!({"id": "c", "name": "x"}); MAX_TOOL_CALLS + 1];
-        assert!(local(json!({"role": "assistant", "toolCalls": calls})).is_err());
-    }
-
-    #[test]
-    fn tool_results_are_stored_as_summaries() {
-        let read = summarize_tool_result(
-            "read_document",
-            Some(
-                &json!({"ok": true, "content": "secret text", "doc_chars": 11, "approx_line_count": 1,
-                "start_line": 1, "end_line": 1, "truncated": 0}),
-            ),
-            Origin::Local,
-            NOW,
-        );
-        assert_eq!(
-            read,
-            json!({"ok": true, "doc_chars": 11, "approx_line_count": 1, "start_line": 1, "end_line": 1, "truncated": false})
-        );
-        let diagnostics: Vec<Value> = (0..12)
-            .map(|i| json!({"severity": "error-very-long-severity", "line": i, "message": "m".repeat(400)}))
-            .collect();
-        let diag = summarize_tool_result(
-            "read_diagnostics",
-            Some(&json!({"error_count": 12, "diagnostics": diagnostics, "ok": false})),
-            Origin::Local,
-            NOW,
-        );
-        assert_eq!(diag["ok"], json!(false));
-        assert_eq!(diag["warning_count"], json!(0));
-        assert_eq!(
-            diag["diagnostics"].as_array().map(Vec::len),
-            Some(MAX_SUMMARY_DIAGNOSTICS)
-        );
-        assert_eq!(diag["diagnostics"][0]["severity"], json!("error-very-long-"));
-        assert_eq!(diag["diagnostics"][0]["column"], Value::Null);
-        assert_eq!(diag["diagnostics"][0]["message"].as_str().map(str::len), Some(300));
-        let generic = summarize_tool_result(
-            "external",
-            Some(&json!({"data": "x".repeat(10_000)})),
-            Origin::Local,
-            NOW,
-        );
-        let summary = generic["summary"].as_str().unwrap_or_default();
-        assert_eq!(js::utf16_len(summary), MAX_PERSISTED_TOOL_RESULT_CHARS as usize + 1);
-        assert!(summary.ends_with('…'));
-        assert_eq!(
-            summarize_tool_result("x", None, Origin::Local, NOW),
-            json!({"ok": false, "error": "No result"})
-        );
-        assert_eq!(
-            summarize_tool_result("x", Some(&json!("boom")), Origin::Local, NOW),
-            json!({"ok": false, "error": "boom"})
-        );
-    }
-
-    #[test]
-    fn summaries_are_stable_when_a_chat_is_saved_again() {
-        for (name, result) in [
-            ("external", json!({"ok": true, "data": [1, 2, 3]})),
-            ("external", json!({"ok": true, "data": "x".repeat(10_000)})),
-            ("read_document", json!({"ok": true, "doc_chars": 5, "error": "e"})),
-            (
-                "read_diagnostics",
-                json!({"diagnostics": [{"severity": "error", "line": 2}]}),
-            ),
-            (
-                "search_replace",
-                json!({"ok": true, "edits_applied": 2, "editCheckpoint": {"id": "edit-1", "status": "applied",
-                    "fileLabel": "main.typ", "createdAt": 5}}),
-            ),
-        ] {
-            let once = summarize_tool_result(name, Some(&result), Origin::Local, NOW);
-            let twice = summarize_tool_result(name, Some(&once), Origin::Local, NOW);
-            assert_eq!(once, twice, "{name}");
-        }
-    }
-
-    #[test]
-    fn imported_revert_receipts_become_unavailable() {
-        let result = json!({"ok": true, "edits_applied": 1, "reviewed_diff": true, "editCheckpoint": {
-            "id": "edit-export", "status": "applied", "fileLabel": "main.typ", "createdAt": 100}});
-        let local = summarize_tool_result("search_replace", Some(&result), Origin::Local, NOW);
-        assert_eq!(local["editCheckpoint"]["status"], json!("applied"));
-        assert_eq!(local["reviewed_diff"], json!(true));
-        let imported = summarize_tool_result("search_replace", Some(&result), Origin::Imported, NOW);
-        assert_eq!(imported["editCheckpoint"]["status"], json!("unavailable"));
-        assert!(
-            imported["editCheckpoint"]["unavailableReason"]
-                .as_str()
-                .is_some_and(|r| r.contains("not included"))
-        );
-        // A write tool without a receipt is summarised like any other tool.
-        let plain = summarize_tool_result("search_replace", Some(&json!({"ok": false})), Origin::Local, NOW);
-        assert_eq!(plain, json!({"ok": false, "summary": "{\"ok\":false}"}));
-    }
-
-    #[test]
-    fn attachments_keep_bounded_snapshots_and_legacy_markers() {
-        let png = format!("data:image/png;base64,{}", "A".repeat(100));
-        let message = json!({"role": "user", "content": "q", "sentAttachments": {
-            "selections": [{"text": "sel", "fileLabel": "a.typ"}, {"text": ""}, {"text": "only"}, "bad"],
-            "previews": [
-                {"dataUrl": "https://remote.example/image.png", "thumbnail": true},
-                {"dataUrl": png, "width": 9000, "height": 1.5, "thumbnail": true},
-                {"dataUrl": png, "thumbnail": true},
-            ],
-            "document": true,
-            "diagnosticsCount": 20_000,
-        }});
-        let out = local(message).expect("valid");
-        let sent = &out["sentAttachments"];
-        assert_eq!(
-            sent["selections"],
-            json!([{"text": "sel", "fileLabel": "a.typ"}, {"text": "only"}])
-        );
-        let previews = sent["previews"].as_array().expect("previews");
-        assert_eq!(previews.len(), 2);
-        assert_eq!(previews[0]["omitted"], json!(true));
-        assert_eq!(
-            previews[1],
-            json!({"dataUrl": png, "width": 4096, "height": null, "mimeType": "image/png", "thumbnail": true})
-        );
-        assert_eq!(sent["legacyDocument"], json!(true));
-        assert_eq!(sent["legacyDiagnosticsCount"], json!(10_000));
-        // Only a thumbnail the panel marked as such is kept, and only small ones.
-        let not_marked = local(json!({"role": "user", "sentAttachments": {"previews": [{"dataUrl": png}]}}));
-        assert_eq!(
-            not_marked.map(|m| m["sentAttachments"]["previews"][0]["omitted"].clone()),
-            Ok(json!(true))
-        );
-        let huge = format!(
-            "data:image/jpeg;base64,{}",
-            "A".repeat(MAX_PERSISTED_PREVIEW_CHARS as usize)
-        );
-        let too_big = local(json!({"role": "user", "sentAttachments": {"previews": [
-            {"dataUrl": huge, "thumbnail": true, "reason": "kept small"}]}}));
-        assert_eq!(
-            too_big.map(|m| m["sentAttachments"]["previews"][0].clone()),
-            Ok(json!({"omitted": true, "reason": "kept small"}))
-        );
-        assert!(local(json!({"role": "user", "sentAttachments": []})).is_err());
-        assert!(!is_allowed_image_data_url("data:image/svg+xml;base64,AAAA"));
-        assert!(!is_allowed_image_data_url("data:image/png;base64,AA AA"));
-        assert!(is_allowed_image_data_url("DATA:IMAGE/WEBP;BASE64,AAAA"));
-    }
-
-    #[test]
-    fn editor_state_updates_are_local_only_and_bounded() {
-        let update = json!({"kind": "snapshot-restored", "snapshotId": "snapshot-one", "fileLabel": "main.typ",
-            "restoredAt": 100});
-        let message = json!({"role": "assistant", "content": "", "editorStateUpdates": [update, {"kind": "other"}]});
-        let kept = local(message.clone())
-            .map(|m| m["editorStateUpdates"].clone())
-            .expect("valid");
-        assert!(js::deep_equal(&kept, &json!([update])), "{kept}");
-        let imported = normalize_message(&message, Origin::Imported, NOW).expect("valid");
-        assert_eq!(imported.get("editorStateUpdates"), None);
-        let many = vec![update; MAX_EDITOR_STATE_UPDATES + 1];
-        assert!(local(json!({"role": "user", "editorStateUpdates": many})).is_err());
-    }
-
-    #[test]
-    fn active_editor_files_are_normalised_on_user_messages() {
-        let message = json!({"role": "user", "content": "q", "activeEditorFile": {
-            "projectLabel": "Project", "relativePath": "chapters/intro.typ", "basename": "intro.typ",
-            "source": "header_breadcrumb", "confidence": "high"}});
-        let out = local(message).expect("valid");
-        assert_eq!(out["activeEditorFile"]["relativePath"], json!("chapters/intro.typ"));
-        let bad = local(json!({"role": "user", "activeEditorFile": {"relativePath": "/etc/passwd"}}));
-        assert_eq!(bad.map(|m| m.get("activeEditorFile").cloned()), Ok(None));
-    }
-
-    #[test]
-    fn imported_records_get_defaults_and_clean_ids() {
-        let record = normalize_imported_record(
-            &json!({"id": "bad id!", "projectId": 7, "messages": [], "createdAt": -1, "updatedAt": 5}),
-            NOW,
-        )
-        .expect("valid");
-        assert_eq!(record.id, "");
-        assert_eq!(record.project_id, "7");
-        assert_eq!(record.name, "Imported chat");
-        assert_eq!((record.created_at, record.updated_at), (NOW, 5.0));
-        assert!(normalize_imported_record(&json!({"messages": "bad"}), NOW).is_err());
-        assert!(normalize_imported_record(&json!([]), NOW).is_err());
-        let named = normalize_imported_record(&json!({"id": "ok-1", "name": "x".repeat(300), "messages": []}), NOW);
-        assert_eq!(named.map(|r| (r.id, r.name.len())), Ok(("ok-1".to_owned(), 200)));
-    }
-}
+mod tests;

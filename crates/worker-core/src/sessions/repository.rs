@@ -6,12 +6,11 @@
 //! and first makes sure this worker instance has checked the repository
 //! (missing-index guard, legacy migration, summary backfill, orphan cleanup).
 
-use super::normalize::{self, Origin, js_number};
-use super::{
-    MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME, QueueGuard, Sessions, StorageError,
-    StorageErrorCode,
-};
+use super::normalize::{self, Origin};
+use super::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME, Sessions};
+use crate::journals;
 use crate::platform::{Clock, Storage};
+use crate::storage::{QueueGuard, StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use protocol::limits::{MAX_SESSION_BODY_BYTES, STORAGE_WARNING_BYTES};
@@ -23,17 +22,17 @@ const VERSION: u32 = schema_versions::SESSION_REPOSITORY;
 /// One entry of the index.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SessionMeta {
-    pub id: String,
-    pub project_id: String,
-    pub name: String,
-    pub created_at: f64,
-    pub updated_at: f64,
-    pub message_count: u64,
-    pub approx_bytes: f64,
-    pub body_key: Option<String>,
-    pub preview: Option<String>,
-    pub search_text: Option<String>,
-    pub user_renamed: bool,
+    pub(crate) id: String,
+    pub(crate) project_id: String,
+    pub(crate) name: String,
+    pub(crate) created_at: f64,
+    pub(crate) updated_at: f64,
+    pub(crate) message_count: u64,
+    pub(crate) approx_bytes: f64,
+    pub(crate) body_key: Option<String>,
+    pub(crate) preview: Option<String>,
+    pub(crate) search_text: Option<String>,
+    pub(crate) user_renamed: bool,
 }
 
 /// A timestamp ≥ 0, else `now`.
@@ -107,10 +106,10 @@ impl SessionMeta {
         map.insert("id".into(), Value::from(self.id.as_str()));
         map.insert("projectId".into(), Value::from(self.project_id.as_str()));
         map.insert("name".into(), Value::from(self.name.as_str()));
-        map.insert("createdAt".into(), js_number(self.created_at));
-        map.insert("updatedAt".into(), js_number(self.updated_at));
+        map.insert("createdAt".into(), js::number_value(self.created_at));
+        map.insert("updatedAt".into(), js::number_value(self.updated_at));
         map.insert("messageCount".into(), Value::from(self.message_count));
-        map.insert("approxBytes".into(), js_number(self.approx_bytes));
+        map.insert("approxBytes".into(), js::number_value(self.approx_bytes));
         if let Some(key) = &self.body_key {
             map.insert("bodyKey".into(), Value::from(key.as_str()));
         }
@@ -139,10 +138,10 @@ impl SessionMeta {
         map.insert("id".into(), Value::from(self.id.as_str()));
         map.insert("projectId".into(), Value::from(self.project_id.as_str()));
         map.insert("name".into(), Value::from(self.name.as_str()));
-        map.insert("createdAt".into(), js_number(self.created_at));
-        map.insert("updatedAt".into(), js_number(self.updated_at));
+        map.insert("createdAt".into(), js::number_value(self.created_at));
+        map.insert("updatedAt".into(), js::number_value(self.updated_at));
         map.insert("messageCount".into(), Value::from(self.message_count));
-        map.insert("approxBytes".into(), js_number(self.approx_bytes));
+        map.insert("approxBytes".into(), js::number_value(self.approx_bytes));
         if let Some(preview) = &self.preview {
             map.insert("preview".into(), Value::from(preview.as_str()));
         }
@@ -160,7 +159,7 @@ impl SessionMeta {
 }
 
 /// The body key of an index entry written before keys were versioned.
-pub(crate) fn legacy_body_key(id: &str) -> String {
+fn legacy_body_key(id: &str) -> String {
     format!("{}{id}", storage_keys::SESSION_BODY_PREFIX)
 }
 
@@ -206,11 +205,6 @@ pub(crate) fn summary(messages: &[Value]) -> (String, String) {
     (preview, parts.join(" ").to_lowercase())
 }
 
-/// UTF-8 size of a value's JSON text.
-pub(crate) fn json_bytes(value: &Value) -> u64 {
-    js::json_stringify(value).len() as u64
-}
-
 /// `12 KiB` or `1.50 MiB`.
 pub(crate) fn format_bytes(bytes: u64) -> String {
     const MIB: u64 = 1024 * 1024;
@@ -223,9 +217,9 @@ pub(crate) fn format_bytes(bytes: u64) -> String {
 
 /// A body ready to store.
 pub(crate) struct BuiltBody {
-    pub body: Value,
-    pub bytes: u64,
-    pub messages: Vec<Value>,
+    pub(crate) body: Value,
+    pub(crate) bytes: u64,
+    pub(crate) messages: Vec<Value>,
 }
 
 /// Normalises the messages and builds the body, refusing one over 1 MiB.
@@ -254,19 +248,19 @@ pub(crate) enum IndexState {
 
 /// What a SESSION_UPDATE changes.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionChanges {
+pub(crate) struct SessionChanges {
     /// A new name (`New chat` when empty).
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// The chat's full new message list.
-    pub messages: Option<Vec<Value>>,
-    pub user_renamed: Option<bool>,
+    pub(crate) messages: Option<Vec<Value>>,
+    pub(crate) user_renamed: Option<bool>,
     /// A generated title: ignored once the user renamed the chat.
-    pub auto_name: bool,
+    pub(crate) auto_name: bool,
 }
 
 /// What [`Sessions::persist_run_transcript`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TranscriptOutcome {
+pub(crate) enum TranscriptOutcome {
     /// The chat (or its body) no longer exists; nothing was written.
     SessionMissing,
     /// The chat already ends with this answer in this state.
@@ -451,7 +445,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
     // ----- Chat operations -----
 
     /// `SESSION_LIST`: the public metadata of a project's chats, newest first.
-    pub async fn list(&self, project_id: &str) -> Result<Vec<Value>, StorageError> {
+    pub(crate) async fn list(&self, project_id: &str) -> Result<Vec<Value>, StorageError> {
         let _guard = self.begin().await?;
         let mut sessions: Vec<SessionMeta> = self
             .load_index()
@@ -465,7 +459,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
 
     /// `SESSION_CREATE`: an empty chat. Its body is stored before the index
     /// names it, and removed again if the index cannot be written.
-    pub async fn create(&self, project_id: &str, name: Option<&str>) -> Result<Value, StorageError> {
+    pub(crate) async fn create(&self, project_id: &str, name: Option<&str>) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let mut sessions = self.load_index().await?;
         let now = self.now();
@@ -495,15 +489,15 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
             "projectId": project_id,
             "name": name,
             "messages": [],
-            "createdAt": js_number(now),
-            "updatedAt": js_number(now),
+            "createdAt": js::number_value(now),
+            "updatedAt": js::number_value(now),
             "userRenamed": false,
         }))
     }
 
     /// `SESSION_GET`: the full record with messages, `None` when unknown or
     /// when its body is missing.
-    pub async fn get(&self, session_id: &str) -> Result<Option<Value>, StorageError> {
+    pub(crate) async fn get(&self, session_id: &str) -> Result<Option<Value>, StorageError> {
         let _guard = self.begin().await?;
         self.get_locked(session_id).await
     }
@@ -518,7 +512,11 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
 
     /// `SESSION_UPDATE`: the updated record with messages, `None` when the
     /// chat is unknown.
-    pub async fn update(&self, session_id: &str, changes: SessionChanges) -> Result<Option<Value>, StorageError> {
+    pub(crate) async fn update(
+        &self,
+        session_id: &str,
+        changes: SessionChanges,
+    ) -> Result<Option<Value>, StorageError> {
         let _guard = self.begin().await?;
         self.update_locked(session_id, changes).await
     }
@@ -574,14 +572,14 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
 
     /// `SESSION_DELETE`: removes the chat, its edit checkpoints and its
     /// automatic snapshots (manual and rescue snapshots stay).
-    pub async fn delete(&self, session_id: &str) -> Result<Value, StorageError> {
+    pub(crate) async fn delete(&self, session_id: &str) -> Result<Value, StorageError> {
         self.delete_where("sessionId", session_id, |meta| meta.id == session_id)
             .await
     }
 
     /// `SESSION_DELETE_BY_PROJECT`: every chat of a project, with their
     /// checkpoints and automatic snapshots.
-    pub async fn delete_by_project(&self, project_id: &str) -> Result<Value, StorageError> {
+    pub(crate) async fn delete_by_project(&self, project_id: &str) -> Result<Value, StorageError> {
         self.delete_where("projectId", project_id, |meta| meta.project_id == project_id)
             .await
     }
@@ -599,9 +597,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
         let sessions = self.load_index().await?;
         let (removed, kept): (Vec<SessionMeta>, Vec<SessionMeta>) =
             sessions.into_iter().partition(|meta| selected(meta));
-        let journal_entry = |entry: &Map<String, Value>| entry.get(field).and_then(Value::as_str) == Some(value);
-        self.remove_edit_checkpoints(journal_entry).await?;
-        self.remove_automatic_snapshots(journal_entry).await?;
+        journals::forget_chats_unlocked(self.storage, field, value).await?;
         self.write_index(&kept).await?;
         for meta in &removed {
             self.remove_best_effort(&meta.body_key()).await;
@@ -611,7 +607,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
 
     /// `SESSION_LIST_ALL_GROUPED`: chats grouped by project (with search
     /// text), groups by last activity, newest first.
-    pub async fn list_all_grouped(&self) -> Result<Vec<Value>, StorageError> {
+    pub(crate) async fn list_all_grouped(&self) -> Result<Vec<Value>, StorageError> {
         let _guard = self.begin().await?;
         let mut groups: Vec<(String, Vec<SessionMeta>)> = Vec::new();
         for meta in self.load_index().await? {
@@ -631,9 +627,9 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
                 let value = json!({
                     "projectId": project_id,
                     "sessions": sessions,
-                    "lastActivity": js_number(last_activity),
+                    "lastActivity": js::number_value(last_activity),
                     "totalMessages": total_messages,
-                    "approxBytes": js_number(approx_bytes),
+                    "approxBytes": js::number_value(approx_bytes),
                 });
                 (last_activity, value)
             })
@@ -644,7 +640,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
 
     /// `SESSION_STORAGE_STATUS`: bytes used by all local data, and whether
     /// that is past the warning threshold.
-    pub async fn storage_status(&self) -> Result<Value, StorageError> {
+    pub(crate) async fn storage_status(&self) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let bytes = self
             .storage
@@ -669,7 +665,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
     /// `responseStatus` is updated, otherwise `entry` is appended. Load,
     /// decision and write happen under one hold of the queue, so a panel
     /// save cannot slip in between.
-    pub async fn persist_run_transcript(
+    pub(crate) async fn persist_run_transcript(
         &self,
         session_id: &str,
         run_start_messages: &[Value],

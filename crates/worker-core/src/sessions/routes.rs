@@ -1,53 +1,22 @@
-//! The worker's answers to the settings and chat requests of the panel.
+//! The worker's answers to the chat requests of the panel (`SESSION_*`).
 //!
-//! Payloads are parsed with the protocol's exact per-type validation, so an
-//! unknown or mistyped field is refused with its code before anything is
-//! read or written.
+//! The payload arrives typed: the envelope check has already refused an
+//! unknown or mistyped field with its code, before anything is read or
+//! written.
 
-use super::{SessionChanges, SessionStore, Sessions};
-use crate::envelope::{Request, RequestError};
+use super::Sessions;
+use super::repository::SessionChanges;
+use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
-use crate::settings;
-use protocol::{MessageType, Payload, parse_payload};
+use protocol::Payload;
 use serde_json::Value;
 
-/// The request types answered here.
-pub const ROUTED: [MessageType; 12] = [
-    MessageType::LoadSettings,
-    MessageType::SaveSettings,
-    MessageType::SessionList,
-    MessageType::SessionCreate,
-    MessageType::SessionGet,
-    MessageType::SessionUpdate,
-    MessageType::SessionDelete,
-    MessageType::SessionListAllGrouped,
-    MessageType::SessionDeleteByProject,
-    MessageType::SessionStorageStatus,
-    MessageType::SessionExport,
-    MessageType::SessionImport,
-];
-
-/// Whether [`handle`] answers this type.
-pub fn is_routed(message_type: MessageType) -> bool {
-    ROUTED.contains(&message_type)
-}
-
-fn typed_payload(request: &Request) -> Result<Payload, RequestError> {
-    parse_payload(request.message_type, &Value::Object(request.payload.clone()))
-        .map_err(|error| RequestError::new(error.code.as_str(), error.message))
-}
-
-/// Answers one of the [`ROUTED`] requests.
-pub async fn handle(
-    storage: &impl Storage,
-    clock: &impl Clock,
-    store: &SessionStore,
-    request: &Request,
+/// Answers one chat request.
+pub(crate) async fn route<S: Storage, C: Clock>(
+    sessions: &Sessions<'_, S, C>,
+    payload: Payload,
 ) -> Result<Value, RequestError> {
-    let sessions = Sessions::new(storage, clock, store);
-    let answer = match typed_payload(request)? {
-        Payload::LoadSettings(_) => settings::load(storage).await,
-        Payload::SaveSettings(save) => settings::save(storage, &store.queue, &save).await,
+    let answer = match payload {
         Payload::SessionList(project) => sessions.list(&project.project_id).await.map(Value::from),
         Payload::SessionCreate(create) => sessions.create(&create.project_id, create.name.as_deref()).await,
         Payload::SessionGet(session) => sessions
@@ -80,46 +49,21 @@ pub async fn handle(
                 ));
             }
         },
-        _ => {
-            return Err(RequestError::new(
-                "UNROUTED_MESSAGE",
-                format!("{} is not a settings or chat request.", request.message_type.as_str()),
-            ));
-        }
+        other => return Err(RequestError::unrouted(other.message_type())),
     };
     answer.map_err(RequestError::from)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::fakes::{FakePlatform, block_on};
-    use crate::router::Worker;
-    use crate::sessions::TranscriptOutcome;
+    use crate::fakes::{FakePlatform, block_on, code, data};
+    use crate::sessions::repository::TranscriptOutcome;
+    use crate::worker::Worker;
     use serde_json::{Value, json};
-
-    fn ask(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let message = json!({"type": kind, "requestId": "req-1", "payload": payload});
-        let reply = block_on(worker.handle_message(&message)).unwrap_or_default();
-        assert_eq!(reply["type"], json!("PROTOCOL_RESPONSE"));
-        assert_eq!(reply["requestId"], json!("req-1"));
-        reply["payload"].clone()
-    }
-
-    fn data(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(true), "{kind}: {answer}");
-        answer["data"].clone()
-    }
-
-    fn code(worker: &Worker<FakePlatform>, kind: &str, payload: Value) -> Value {
-        let answer = ask(worker, kind, payload);
-        assert_eq!(answer["ok"], json!(false), "{kind}: {answer}");
-        answer["error"]["code"].clone()
-    }
 
     #[test]
     fn chat_requests_round_trip_through_the_router() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p", "name": "Chat"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         assert_eq!(created["messages"], json!([]));
@@ -171,7 +115,7 @@ mod tests {
 
     #[test]
     fn payloads_are_checked_exactly_before_anything_runs() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         assert_eq!(code(&worker, "SESSION_LIST", json!({})), json!("MISSING_PAYLOAD_FIELD"));
         assert_eq!(
             code(&worker, "SESSION_LIST", json!({"projectId": "p", "x": 1})),
@@ -219,52 +163,8 @@ mod tests {
     }
 
     #[test]
-    fn settings_requests_round_trip_and_report_storage_failures() {
-        let worker = Worker::new(FakePlatform::default());
-        assert_eq!(
-            data(&worker, "LOAD_SETTINGS", json!({}))["maxHistoryMessages"],
-            json!(40)
-        );
-        let model = json!({"id": "m1", "name": "M", "apiBaseUrl": "https://api.example/v1", "apiKey": "k",
-            "modelId": "x", "supportsVision": false, "reasoningEffort": "default"});
-        let saved = data(
-            &worker,
-            "SAVE_SETTINGS",
-            json!({"settings": {}, "modelMutation": {"type": "upsert", "record": model}}),
-        );
-        assert_eq!(saved["ok"], json!(true));
-        assert_eq!(saved["settings"]["activeModelId"], json!("m1"));
-        let loaded = data(&worker, "LOAD_SETTINGS", json!({}));
-        assert_eq!(
-            crate::settings::active_model(&loaded).map(|m| m["modelId"].clone()),
-            Some(json!("x"))
-        );
-        assert_eq!(
-            code(
-                &worker,
-                "SAVE_SETTINGS",
-                json!({"settings": {}, "modelMutation": {"type": "select", "id": "zz"}})
-            ),
-            json!("UNKNOWN_MODEL")
-        );
-        worker
-            .platform
-            .browser
-            .storage
-            .fail_writes("QUOTA_BYTES quota exceeded");
-        assert_eq!(
-            code(&worker, "SAVE_SETTINGS", json!({"settings": {"systemPrompt": "x"}})),
-            json!("STORAGE_QUOTA_EXCEEDED")
-        );
-        assert_eq!(
-            code(&worker, "SESSION_CREATE", json!({"projectId": "p"})),
-            json!("STORAGE_QUOTA_EXCEEDED")
-        );
-    }
-
-    #[test]
     fn the_run_engine_saves_transcripts_through_the_worker() {
-        let worker = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         let start = [json!({"role": "user", "content": "q"})];

@@ -2,10 +2,11 @@
 //! call and can fail chosen writes, as the original's storage tests pinned
 //! it down.
 
-use super::test_storage::HookedStorage;
+use super::repository::{SessionChanges, TranscriptOutcome};
 use super::*;
-use crate::fakes::{FakeClock, block_on};
+use crate::fakes::{FakeClock, HookedStorage, block_on};
 use crate::platform::PlatformError;
+use crate::storage::StorageError;
 use futures::future::{join, join3};
 use protocol::constants::storage_keys;
 use protocol::limits::{MAX_SESSION_IMPORT_RECORDS, STORAGE_WARNING_BYTES};

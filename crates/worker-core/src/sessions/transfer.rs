@@ -9,10 +9,11 @@
 //! one index write: if that write fails, the bodies already written are
 //! removed again and the repository is as before.
 
-use super::normalize::{js_number, normalize_imported_record};
+use super::Sessions;
+use super::normalize::normalize_imported_record;
 use super::repository::{SessionMeta, build_body, format_bytes};
-use super::{Sessions, StorageError, StorageErrorCode};
 use crate::platform::{Clock, Storage};
+use crate::storage::{StorageError, StorageErrorCode};
 use protocol::constants::schema_versions;
 use protocol::js;
 use protocol::limits::{
@@ -49,7 +50,7 @@ fn portable(message: &Value) -> Value {
 
 impl<S: Storage, C: Clock> Sessions<'_, S, C> {
     /// `SESSION_EXPORT`: every readable chat in the portable format.
-    pub async fn export(&self) -> Result<Value, StorageError> {
+    pub(crate) async fn export(&self) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let mut sessions = Vec::new();
         for meta in self.load_index().await? {
@@ -60,15 +61,15 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
                 "id": meta.id,
                 "projectId": meta.project_id,
                 "name": meta.name,
-                "createdAt": js_number(meta.created_at),
-                "updatedAt": js_number(meta.updated_at),
+                "createdAt": js::number_value(meta.created_at),
+                "updatedAt": js::number_value(meta.updated_at),
                 "messages": messages.iter().map(portable).collect::<Vec<_>>(),
             }));
         }
         Ok(json!({
             "format": schema_versions::SESSION_EXPORT_FORMAT,
             "version": schema_versions::SESSION_EXPORT,
-            "exportedAt": js_number(self.now()),
+            "exportedAt": js::number_value(self.now()),
             "retention": {
                 "previewMaxBytes": MAX_PERSISTED_PREVIEW_CHARS,
                 "toolResultMaxChars": MAX_PERSISTED_TOOL_RESULT_CHARS,
@@ -79,7 +80,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
     }
 
     /// `SESSION_IMPORT`: `{ok: true, imported, rejected}`.
-    pub async fn import(&self, data: &Value) -> Result<Value, StorageError> {
+    pub(crate) async fn import(&self, data: &Value) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let records = match (import_version(data), data) {
             (_, Value::Array(records)) => records,

@@ -6,35 +6,27 @@
 //! governs safety (approval, destination, preflight) is looked up here, so a
 //! crafted tool call cannot talk its way past a review.
 
-use serde::Serialize;
-
 /// What a tool touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Effect {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Effect {
     /// Reads the page or bundled data; changes nothing.
-    #[serde(rename = "read")]
     Read,
     /// Changes the editor buffer of the originating tab.
-    #[serde(rename = "editor-write")]
     EditorWrite,
-    /// Sends data to a server outside the extension (custom and MCP tools).
-    #[serde(rename = "external")]
-    External,
 }
 
 impl Effect {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Effect::Read => "read",
             Effect::EditorWrite => "editor-write",
-            Effect::External => "external",
         }
     }
 }
 
 /// Whether a call waits for the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Approval {
+pub(crate) enum Approval {
     /// Runs without asking (read tools).
     Automatic,
     /// Asks for every call (or once per run with "Allow for run").
@@ -43,27 +35,27 @@ pub enum Approval {
     Trusted,
 }
 
-pub use content_bridge::probe::Capability;
+pub(crate) use content_bridge::probe::Capability;
 
 /// Page capabilities a tool needs before it runs, and what to tell the user
 /// while they are missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Preflight {
-    pub capabilities: &'static [Capability],
-    pub hint: &'static str,
+pub(crate) struct Preflight {
+    pub(crate) capabilities: &'static [Capability],
+    pub(crate) hint: &'static str,
 }
 
 /// The source-owned policy of one tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ToolPolicy {
-    pub effect: Effect,
-    pub approval: Approval,
-    pub destination: &'static str,
+pub(crate) struct ToolPolicy {
+    pub(crate) effect: Effect,
+    pub(crate) approval: Approval,
+    pub(crate) destination: &'static str,
     /// `None` when the tool needs no capability (or runs its own wait loop).
-    pub preflight: Option<Preflight>,
+    pub(crate) preflight: Option<Preflight>,
     /// The tool reads or changes the originating tab, which must still show
     /// the page the run started on.
-    pub uses_tab: bool,
+    pub(crate) uses_tab: bool,
 }
 
 const EDIT_HINT: &str = "Show the editor of the file to be changed in the typst.app tab this chat started from.";
@@ -89,7 +81,7 @@ const fn write(capabilities: &'static [Capability], hint: &'static str) -> ToolP
 }
 
 /// The policy of a built-in tool, by its exact name.
-pub fn builtin_policy(name: &str) -> Option<ToolPolicy> {
+pub(crate) fn builtin_policy(name: &str) -> Option<ToolPolicy> {
     Some(match name {
         "read_file_structure" => read("visible Typst Files sidebar", None),
         "open_project_file" => read("originating Typst Files sidebar", None),
@@ -148,7 +140,6 @@ mod tests {
                             .is_some_and(|p| p.capabilities.contains(&Capability::Editor))
                     );
                 }
-                Effect::External => panic!("{name}: built-ins never call out"),
             }
         }
         assert_eq!(builtin_policy("mcp__x"), None);

@@ -1,14 +1,24 @@
 //! The tools a model can call during a run.
 //!
-//! [`specs`] and [`metadata`] describe the built-ins (what the model sees and
-//! what the source decides), [`registry`] maps exact visible names to routes,
-//! [`plan`] orders one round's calls, [`preflight`] holds the waits for page
-//! capabilities and files, and [`read`] executes the read tools.
+//! `specs` and `metadata` describe the built-ins (what the model sees and
+//! what the source decides), `registry` maps exact visible names to routes,
+//! `plan` orders one round's calls and `dispatch` takes one call from the
+//! model's request to its result. `preflight` is the banner wait loop,
+//! `page` the run's guarded view of its tab (shared with the editor writes),
+//! `approval` the approval banner, and `read` executes the read tools.
 
-pub mod dispatch;
-pub mod metadata;
-pub mod plan;
-pub mod preflight;
-pub mod read;
-pub mod registry;
-pub mod specs;
+mod approval;
+mod dispatch;
+mod metadata;
+mod page;
+mod plan;
+mod preflight;
+mod read;
+mod registry;
+mod specs;
+
+pub(crate) use approval::{Review, authorize};
+pub(crate) use dispatch::{Call, dispatch};
+pub(crate) use page::{capabilities, check_tab, message_file_context, page_context};
+pub(crate) use plan::execution_order;
+pub(crate) use registry::{RegistryError, Route, ToolRegistry};

@@ -40,7 +40,7 @@ fn disjoint_ranges(group: &[(&str, &str)]) -> Option<Vec<(f64, f64)>> {
 
 /// Execution order of calls given as `(name, raw_args)`, as indices into
 /// `calls`. Every index appears exactly once.
-pub fn execution_order(calls: &[(&str, &str)]) -> Vec<usize> {
+pub(crate) fn execution_order(calls: &[(&str, &str)]) -> Vec<usize> {
     let mut order = Vec::with_capacity(calls.len());
     let mut index = 0;
     while index < calls.len() {

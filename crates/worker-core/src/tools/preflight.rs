@@ -1,4 +1,4 @@
-//! Waiting for the page to be ready before a tool runs.
+//! The banner wait loop every preflight shares.
 //!
 //! Some tools need the user's help first: an editor must be open, the Improve
 //! panel shown, the Files sidebar visible, or the file of the message focused
@@ -8,47 +8,38 @@
 //! ends the call with `PREFLIGHT_DENIED`; after 5 minutes the call fails with
 //! the wait's own timeout code; Stop ends the whole run. A banner that was
 //! shown is always closed with `AI_TOOL_PREFLIGHT_READY` once the page is
-//! ready.
+//! ready. What each wait checks lives with the page access
+//! ([`crate::tools::page`]) and the tools themselves.
 
 use crate::cancel::Cancelled;
 use crate::platform::{Clock, Platform};
-use crate::runs::state::{RunContext, ToolOutput, tool_failure};
-use crate::runs::waiters::{Waited, wait_for_user};
-use crate::tools::metadata::Preflight;
-use crate::tools::read;
+use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
 use protocol::Payload;
 use protocol::payloads::{CallRef, PreflightAction, PreflightWaiting};
 
 /// Pause between checks while a banner is shown.
-pub const PREFLIGHT_POLL_MS: u32 = 1_500;
+const PREFLIGHT_POLL_MS: u32 = 1_500;
 /// How long a banner may wait before the call fails.
-pub const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
+const PREFLIGHT_TIMEOUT_MS: f64 = 300_000.0;
 
 /// One look at the page.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Check<T> {
+pub(crate) enum Check<T> {
     Ready(T),
     Waiting { missing: Vec<String>, hint: String },
 }
 
 /// How a wait reports its timeout.
 #[derive(Debug, Clone, Copy)]
-pub struct WaitKind {
-    pub timeout_code: &'static str,
+pub(crate) struct WaitKind {
+    pub(crate) timeout_code: &'static str,
     /// Starts the timeout message; the hint follows.
-    pub timeout_message: &'static str,
-}
-
-/// The call a wait belongs to.
-#[derive(Debug, Clone, Copy)]
-pub struct CallInfo<'a> {
-    pub id: &'a str,
-    pub name: &'a str,
+    pub(crate) timeout_message: &'static str,
 }
 
 /// Repeats `check` until it is ready, the user skips, the wait times out
 /// (both an `Ok(Err(tool result))`) or the run is cancelled (`Err`).
-pub async fn wait_until<P, T, F>(
+pub(crate) async fn wait_until<P, T, F>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     kind: WaitKind,
@@ -105,40 +96,4 @@ where
             )));
         }
     }
-}
-
-/// Waits until the page offers every capability in `needs` (an editor, a
-/// selection, the Improve panel, …), probing the originating tab.
-pub async fn capabilities<P: Platform>(
-    run: &RunContext<'_, P>,
-    call: CallInfo<'_>,
-    needs: Preflight,
-) -> Result<Result<(), ToolOutput>, Cancelled> {
-    let kind = WaitKind {
-        timeout_code: "PREFLIGHT_TIMEOUT",
-        timeout_message: "Waited too long for the page to be ready.",
-    };
-    wait_until(run, call, kind, async || {
-        let (missing, hint): (Vec<String>, String) = match read::page_probe(run).await? {
-            Ok(probe) => (
-                needs
-                    .capabilities
-                    .iter()
-                    .filter(|capability| !capability.present_in(&probe))
-                    .map(|capability| capability.as_str().to_owned())
-                    .collect(),
-                needs.hint.to_owned(),
-            ),
-            Err(error) => (
-                needs.capabilities.iter().map(|c| c.as_str().to_owned()).collect(),
-                format!("The originating tab is unavailable ({}).", error.message),
-            ),
-        };
-        Ok(if missing.is_empty() {
-            Check::Ready(())
-        } else {
-            Check::Waiting { missing, hint }
-        })
-    })
-    .await
 }

@@ -1,27 +1,24 @@
 //! The read tools: `read_document`, `read_diagnostics`,
 //! `read_file_structure`, `open_project_file` and `read_typst_docs`.
 //!
-//! They only read: the page answers through the page client (checked by
-//! `content-bridge` before anything here sees it), and every result is a
-//! JSON object for the model. Page failures become `{ok:false, code, error}`
-//! results the model can react to instead of ending the run; only Stop ends
-//! it. Every page request carries the run id, so Stop also cancels the page
-//! work in flight. Dispatch has already checked that the originating tab
-//! still shows the URL the run started on ([`check_tab`]).
+//! They only read: the page answers through the run's guarded page access
+//! ([`crate::tools::page`], checked by `content-bridge` before anything here
+//! sees it), and every result is a JSON object for the model. Page failures
+//! become `{ok:false, code, error}` results the model can react to instead
+//! of ending the run; only Stop ends it. Dispatch has already checked that
+//! the originating tab still shows the URL the run started on.
 
 use crate::cancel::Cancelled;
-use crate::docs;
-use crate::page_client;
-use crate::platform::{Clock, Platform, Tabs};
-use crate::runs::state::{RunContext, ToolOutput, tool_failure};
-use crate::tools::preflight::{CallInfo, Check, WaitKind, wait_until};
-use content_bridge::PageError;
-use content_bridge::context::{EditorRead, PageContext};
+use crate::page_client::file_identity_request;
+use crate::platform::{Clock, Platform};
+use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
+use crate::tools::page::{current_file_text, message_file_context, page_context, page_diagnostics, page_failure};
+use crate::tools::preflight::{Check, WaitKind, wait_until};
+use crate::typst_reference;
+use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
-use content_bridge::probe::PageProbe;
 use content_bridge::workspace::{FileStructure, Incompleteness};
 use protocol::active_file::{ActiveEditorFile, normalize_project_relative_path};
-use protocol::constants::TYPST_APP_PREFIX;
 use protocol::js;
 use protocol::limits::{
     DEFAULT_READ_DOC_CHARS, DIAGNOSTICS_SETTLE_DELAY_MS, DIAGNOSTICS_STABILITY_INTERVAL_MS,
@@ -31,10 +28,10 @@ use protocol::payloads::{ContextProjection, ContextRequest};
 use serde_json::{Map, Value, json};
 
 /// The smallest `max_chars` a document read uses, whatever the model asks.
-pub const MIN_READ_DOC_CHARS: u32 = 4_000;
+const MIN_READ_DOC_CHARS: u32 = 4_000;
 
 /// Runs a built-in read tool; arguments are already validated.
-pub async fn execute<P: Platform>(
+pub(crate) async fn execute<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     args: &Map<String, Value>,
@@ -47,129 +44,6 @@ pub async fn execute<P: Platform>(
         "open_project_file" => open_project_file(run, call, args).await,
         other => Ok(tool_failure("UNKNOWN_TOOL", format!("Unknown tool: {other}"))),
     }
-}
-
-// ----- the page, as the run sees it -----
-
-/// Turns a page failure caused by Stop into the run's cancellation.
-fn page_result<T>(run_cancelled: bool, result: Result<T, PageError>) -> Result<Result<T, PageError>, Cancelled> {
-    match result {
-        _ if run_cancelled => Err(Cancelled),
-        other => Ok(other),
-    }
-}
-
-pub(crate) async fn page_context<P: Platform>(
-    run: &RunContext<'_, P>,
-    request: ContextRequest,
-) -> Result<Result<PageContext, PageError>, Cancelled> {
-    let result = page_client::read_context(run.platform, run.tab_id, &request, Some(&run.run_id), &run.cancel).await;
-    page_result(run.cancel.is_cancelled(), result)
-}
-
-async fn page_diagnostics<P: Platform>(
-    run: &RunContext<'_, P>,
-) -> Result<Result<PageDiagnostics, PageError>, Cancelled> {
-    let result = page_client::read_diagnostics(run.platform, run.tab_id, Some(&run.run_id), &run.cancel).await;
-    page_result(run.cancel.is_cancelled(), result)
-}
-
-pub(crate) async fn page_probe<P: Platform>(
-    run: &RunContext<'_, P>,
-) -> Result<Result<PageProbe, PageError>, Cancelled> {
-    let result = page_client::probe(run.platform, run.tab_id, Some(&run.run_id), &run.cancel).await;
-    page_result(run.cancel.is_cancelled(), result)
-}
-
-fn page_failure(error: &PageError) -> ToolOutput {
-    tool_failure(&error.code, error.message.clone())
-}
-
-/// Sleeps on the run's clock; Stop ends the sleep at once.
-async fn pause<P: Platform>(run: &RunContext<'_, P>, ms: u32) -> Result<(), Cancelled> {
-    run.cancel.race(run.platform.clock().sleep(ms)).await
-}
-
-/// Whether the originating tab still shows the URL the run started on.
-pub(crate) async fn check_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<Result<(), ToolOutput>, Cancelled> {
-    let expected = run.tab_url.borrow().clone();
-    let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
-    let tab = run.cancel.race(run.platform.tabs().get(tab_id)).await?;
-    let same = match (&tab, &expected) {
-        (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == *expected,
-        _ => false,
-    };
-    Ok(if same {
-        Ok(())
-    } else {
-        Err(tool_failure(
-            "STALE_RUN_TAB",
-            "The Typst tab this chat started from was closed or has navigated since the run began, so nothing \
-             was read from it.",
-        ))
-    })
-}
-
-// ----- waiting for the file of the message -----
-
-/// Why the focused file is not the expected one, for banners.
-fn current_file_text(context: &Result<PageContext, PageError>) -> String {
-    match context {
-        Err(error) => format!("The open file could not be checked ({}).", error.message),
-        Ok(context) => match (context.active_file(), context.error()) {
-            (Some(file), _) => format!("Currently open: {}.", file.relative_path),
-            (None, Some(error)) => format!("The open file could not be checked ({error})."),
-            (None, None) => "The open file could not be identified.".to_owned(),
-        },
-    }
-}
-
-/// The right file is open but its document is over the safe edit limit:
-/// waiting cannot help, so the caller reports it instead of a banner.
-fn too_large_to_edit(context: &PageContext) -> bool {
-    matches!(
-        &context.editor,
-        EditorRead::Unavailable { doc_length: Some(length), .. }
-            if *length > u64::from(protocol::limits::MAX_EDITOR_TRANSACTION_CHARS)
-    )
-}
-
-/// Reads `request` once the editor shows the run's message file again,
-/// showing a banner while another file is focused. Without a message file
-/// the context is read directly.
-pub(crate) async fn message_file_context<P: Platform>(
-    run: &RunContext<'_, P>,
-    call: CallInfo<'_>,
-    request: ContextRequest,
-    operation: &str,
-) -> Result<Result<PageContext, ToolOutput>, Cancelled> {
-    let Some(expected) = run.message_file() else {
-        return Ok(page_context(run, request).await?.map_err(|error| page_failure(&error)));
-    };
-    let kind = WaitKind {
-        timeout_code: "ACTIVE_FILE_PREFLIGHT_TIMEOUT",
-        timeout_message: "Waited too long for the file of the message to be open again.",
-    };
-    wait_until(run, call, kind, async || {
-        let context = page_context(run, request).await?;
-        if let Ok(read) = &context
-            && (read.error().is_none() || too_large_to_edit(read))
-            && read
-                .active_file()
-                .is_some_and(|file| file.relative_path == expected.relative_path)
-        {
-            return Ok(Check::Ready(read.clone()));
-        }
-        Ok(Check::Waiting {
-            missing: vec![format!("open file: {}", expected.relative_path)],
-            hint: format!(
-                "Return to {} in the originating Typst tab. {} The {operation} waits until that file is open again.",
-                expected.relative_path,
-                current_file_text(&context)
-            ),
-        })
-    })
-    .await
 }
 
 // ----- read_document -----
@@ -191,7 +65,7 @@ fn to_request_number(value: f64) -> u64 {
 
 /// The page request of a `read_document` call: the range (start at least 1,
 /// end at least start) and the budget clamped to 4,000..64,000.
-pub fn document_request(args: &Map<String, Value>) -> ContextRequest {
+fn document_request(args: &Map<String, Value>) -> ContextRequest {
     let start = integer_arg(args, "start_line").unwrap_or(1.0).max(1.0);
     let end = integer_arg(args, "end_line").map(|end| end.max(start));
     let budget = args
@@ -210,7 +84,7 @@ pub fn document_request(args: &Map<String, Value>) -> ContextRequest {
 }
 
 /// The result of a numbered read.
-pub fn document_result(context: &PageContext) -> ToolOutput {
+fn document_result(context: &PageContext) -> ToolOutput {
     let (Some(state), Some(range)) = (context.state(), context.numbered()) else {
         let message = context.error().unwrap_or("The editor text is not available.");
         return tool_failure("EDITOR_UNAVAILABLE", message);
@@ -252,9 +126,14 @@ async fn read_document<P: Platform>(
 
 // ----- read_diagnostics -----
 
+/// Sleeps on the run's clock; Stop ends the sleep at once.
+async fn pause<P: Platform>(run: &RunContext<'_, P>, ms: u32) -> Result<(), Cancelled> {
+    run.cancel.race(run.platform.clock().sleep(ms)).await
+}
+
 /// The result of a diagnostics read: compiler errors and warnings counted
 /// apart from spelling suggestions and reader status rows.
-pub fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
+fn diagnostics_result(read: &PageDiagnostics) -> ToolOutput {
     let counts = read.counts();
     let result = json!({
         "ok": read.error.is_none(),
@@ -299,7 +178,7 @@ async fn read_diagnostics<P: Platform>(run: &RunContext<'_, P>) -> Result<ToolOu
 // ----- read_file_structure -----
 
 /// The result of a visible file tree, with why it may be incomplete.
-pub fn file_structure_result(structure: &FileStructure) -> ToolOutput {
+fn file_structure_result(structure: &FileStructure) -> ToolOutput {
     let note = match structure.incompleteness() {
         Some(Incompleteness::UnclassifiedRows) => {
             "Some rows of the Files sidebar could not be classified as files or folders. Ask the user what \
@@ -393,13 +272,7 @@ async fn open_project_file<P: Platform>(
         timeout_code: "PROJECT_FILE_PREFLIGHT_TIMEOUT",
         timeout_message: "Waited too long for the file to be opened.",
     };
-    let request = ContextRequest {
-        tab_id: None,
-        projection: Some(ContextProjection::Numbered),
-        start_line: Some(1),
-        end_line: Some(1),
-        max_chars: Some(1),
-    };
+    let request = file_identity_request();
     let waited = wait_until(run, call, kind, async || {
         let context = page_context(run, request).await?;
         let current = match &context {
@@ -447,7 +320,7 @@ fn read_typst_docs(args: &Map<String, Value>) -> ToolOutput {
         .get("topic")
         .and_then(Value::as_str)
         .filter(|topic| js::is_non_blank(topic));
-    match docs::read_typst_docs(topic) {
+    match typst_reference::read_typst_docs(topic) {
         Value::Object(map) => map,
         _ => tool_failure(
             "TYPST_DOCS_UNAVAILABLE",

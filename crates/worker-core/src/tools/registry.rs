@@ -1,12 +1,11 @@
 //! One registry of every tool a run offers, keyed by exact visible name.
 //!
-//! A run builds it once: the ten built-ins first, then (when those clients
-//! exist) enabled custom HTTP tools and discovered MCP tools through
-//! [`ToolRegistry::add`]. The registry is the only bridge between the name a
-//! model writes and what runs: each route carries its compiled argument
-//! schema and the source-owned policy, so dispatch never trusts the model for
-//! anything but the name and the arguments. Names are matched exactly; a
-//! second route with a taken name is refused, never shadowed.
+//! A run builds it once, from the ten built-ins. The registry is the only
+//! bridge between the name a model writes and what runs: each route carries
+//! its compiled argument schema and the source-owned policy, so dispatch
+//! never trusts the model for anything but the name and the arguments. Names
+//! are matched exactly; a second route with a taken name is refused
+//! ([`ToolRegistry::add`]), never shadowed.
 
 use crate::tools::metadata::{Approval, Effect, Preflight, builtin_policy};
 use crate::tools::specs::builtin_specs;
@@ -14,57 +13,45 @@ use protocol::tool_schema::{SchemaOptions, ToolSchema};
 use serde_json::Value;
 use std::collections::HashMap;
 
-/// Where a call goes once it is authorised.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RouteKind {
-    /// Executed by the worker itself.
-    Builtin,
-    /// A user-configured HTTP tool (`custom:<id>`).
-    Custom { tool_id: String },
-    /// A tool of an MCP server (`mcp:<serverId>:<toolName>`).
-    Mcp { server_id: String, tool_name: String },
-}
-
 /// One callable tool.
 #[derive(Debug, Clone)]
-pub struct Route {
+pub(crate) struct Route {
     /// The exact function name the model sees and calls.
-    pub name: String,
+    pub(crate) name: String,
     /// Stable identity used for "Allow for run" grants.
-    pub identity: String,
-    pub kind: RouteKind,
+    pub(crate) identity: String,
     /// The compiled parameter schema; arguments are validated against it
     /// immediately before dispatch.
-    pub schema: ToolSchema,
+    pub(crate) schema: ToolSchema,
     /// The OpenAI function spec sent to the provider.
-    pub spec: Value,
-    pub effect: Effect,
-    pub approval: Approval,
-    pub destination: String,
-    pub preflight: Option<Preflight>,
+    pub(crate) spec: Value,
+    pub(crate) effect: Effect,
+    pub(crate) approval: Approval,
+    pub(crate) destination: String,
+    pub(crate) preflight: Option<Preflight>,
     /// Checked against the run's captured tab before anything else.
-    pub uses_tab: bool,
+    pub(crate) uses_tab: bool,
 }
 
 /// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
 /// errors make a run fail with `TOOL_REGISTRY_INVALID`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegistryError {
-    pub code: &'static str,
-    pub name: String,
-    pub message: String,
+pub(crate) struct RegistryError {
+    pub(crate) code: &'static str,
+    pub(crate) name: String,
+    pub(crate) message: String,
 }
 
 /// The routes of one run, in the order their specs go to the provider.
 #[derive(Debug, Clone, Default)]
-pub struct ToolRegistry {
+pub(crate) struct ToolRegistry {
     routes: Vec<Route>,
     by_name: HashMap<String, usize>,
 }
 
 impl ToolRegistry {
     /// The registry with the built-in tools only.
-    pub fn with_builtins() -> Result<ToolRegistry, RegistryError> {
+    pub(crate) fn with_builtins() -> Result<ToolRegistry, RegistryError> {
         let mut registry = ToolRegistry::default();
         for spec in builtin_specs() {
             let name = spec["function"]["name"].as_str().unwrap_or_default().to_owned();
@@ -79,7 +66,6 @@ impl ToolRegistry {
             registry.add(Route {
                 identity: format!("builtin:{name}"),
                 name,
-                kind: RouteKind::Builtin,
                 schema,
                 spec,
                 effect: policy.effect,
@@ -93,7 +79,7 @@ impl ToolRegistry {
     }
 
     /// Adds a route; a visible name that is already taken is refused.
-    pub fn add(&mut self, route: Route) -> Result<(), RegistryError> {
+    pub(crate) fn add(&mut self, route: Route) -> Result<(), RegistryError> {
         if let Some(existing) = self.route(&route.name) {
             return Err(RegistryError {
                 code: "TOOL_NAME_COLLISION",
@@ -110,17 +96,13 @@ impl ToolRegistry {
     }
 
     /// The route of an exact visible name.
-    pub fn route(&self, name: &str) -> Option<&Route> {
+    pub(crate) fn route(&self, name: &str) -> Option<&Route> {
         self.by_name.get(name).and_then(|index| self.routes.get(*index))
     }
 
     /// The `tools` array of a provider request.
-    pub fn specs(&self) -> Vec<Value> {
+    pub(crate) fn specs(&self) -> Vec<Value> {
         self.routes.iter().map(|route| route.spec.clone()).collect()
-    }
-
-    pub fn routes(&self) -> &[Route] {
-        &self.routes
     }
 }
 
@@ -138,7 +120,11 @@ mod tests {
     #[test]
     fn builtins_register_in_order_with_their_policies() {
         let registry = registry();
-        let names: Vec<&str> = registry.routes().iter().map(|r| r.name.as_str()).collect();
+        let specs = registry.specs();
+        let names: Vec<&str> = specs
+            .iter()
+            .filter_map(|spec| spec["function"]["name"].as_str())
+            .collect();
         assert_eq!(
             names,
             [
@@ -174,15 +160,14 @@ mod tests {
             panic!("read_document missing");
         };
         copy.identity = "custom:t1".into();
-        copy.kind = RouteKind::Custom { tool_id: "t1".into() };
         let refused = registry.add(copy.clone()).err();
         assert_eq!(refused.map(|e| e.code), Some("TOOL_NAME_COLLISION"));
         copy.name = "search_arxiv".into();
         copy.spec["function"]["name"] = "search_arxiv".into();
         assert!(registry.add(copy).is_ok());
         assert_eq!(
-            registry.route("search_arxiv").map(|r| r.kind.clone()),
-            Some(RouteKind::Custom { tool_id: "t1".into() })
+            registry.route("search_arxiv").map(|r| r.identity.as_str()),
+            Some("custom:t1")
         );
         assert_eq!(registry.specs().len(), 11);
     }

@@ -216,7 +216,7 @@ fn replace_selection() -> Value {
 }
 
 /// The built-in specs in the order the provider receives them.
-pub fn builtin_specs() -> Vec<Value> {
+pub(crate) fn builtin_specs() -> Vec<Value> {
     vec![
         read_file_structure(),
         open_project_file(),

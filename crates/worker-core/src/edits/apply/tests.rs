@@ -1,471 +1,56 @@
-//! Editor writes in whole runs, through the worker's message router, against
-//! a page that behaves like the real one: it holds a document, answers the
-//! `edit` and `numbered` context reads, draws (and tracks) one overlay,
-//! applies changes only when the text, the editor token and the focused
-//! file are exactly the ones the proposal was computed for, and clears the
-//! overlay of the call that asks. Approval banners really wait: the clock
-//! holds every sleep of 100 s and more.
+//! Editor writes in whole runs, through the worker's message router (the
+//! shared [`Harness`]), against the fake typst.app page ([`FakeTypstPages`]):
+//! it holds a document, draws (and tracks) one overlay, applies changes only
+//! when the text, the editor token and the focused file are exactly the
+//! ones the proposal was computed for, and clears the overlay of the call
+//! that asks. Approval banners really wait: the clock holds every sleep of
+//! 100 s and more.
 
-use crate::fakes::model::{Scripts, calls, next_reply, text};
-use crate::fakes::network::FakeReply;
-use crate::fakes::{FakeBrowser, FakeNetwork, MemoryStorage};
-use crate::platform::{Clock, NetworkError, Pages, Platform, PlatformError, Tab, Tabs};
-use crate::router::Worker;
-use content_bridge::context::line_prefix;
-use futures::executor::LocalPool;
-use futures::task::LocalSpawnExt;
+use crate::fakes::{FakeClock, FakeTypstPages, Harness, Pending, TAB, TypstPage, calls, next_reply, text};
+use crate::platform::NetworkError;
 use protocol::constants::storage_keys;
-use protocol::edit_checkpoint::{TextChange, apply_text_changes};
 use protocol::js;
 use serde_json::{Value, json};
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::cell::Cell;
 use std::rc::Rc;
 
-const TAB: i64 = 17;
-const TAB_URL: &str = "https://typst.app/project/p1";
 const DOC: &str = "= Thesis\nWe cite @knuth here.\n\n== Method\nSome text.";
 
-// ----- the scripted browser -----
-
-/// Virtual time; sleeps of at least `hold_from` ms never end by themselves.
-struct HoldClock {
-    now: Cell<f64>,
-    ids: Cell<u64>,
-    hold_from: Cell<Option<u32>>,
+/// A worker on a page that shows [`DOC`] in `main.typ` with the Files
+/// sidebar closed; approval banners really wait (the clock holds every
+/// sleep of 100 s and more), and the page can fail the worker's storage.
+fn harness() -> Harness<FakeTypstPages> {
+    let clock = FakeClock::default();
+    clock.hold_sleeps_from(Some(100_000));
+    let h = Harness::new(FakeTypstPages::default(), clock);
+    let storage = h.platform().browser.storage.clone();
+    *h.platform().pages.worker_storage.borrow_mut() = Some(storage);
+    {
+        let mut page = h.platform().pages.page.borrow_mut();
+        page.doc = DOC.to_owned();
+        page.files_open = false;
+    }
+    h
 }
 
-impl Default for HoldClock {
-    fn default() -> Self {
-        HoldClock {
-            now: Cell::new(1_700_000_000_000.0),
-            ids: Cell::new(0),
-            hold_from: Cell::new(Some(100_000)),
-        }
-    }
-}
-
-impl Clock for HoldClock {
-    fn now_ms(&self) -> f64 {
-        self.now.get()
-    }
-    async fn sleep(&self, ms: u32) {
-        if self.hold_from.get().is_some_and(|hold| ms >= hold) {
-            std::future::pending::<()>().await;
-        }
-        self.now.set(self.now.get() + f64::from(ms));
-    }
-    fn uuid(&self) -> String {
-        self.ids.set(self.ids.get() + 1);
-        format!("00000000-0000-4000-8000-{:012x}", self.ids.get())
-    }
-}
-
-/// What the user does to the editor while a proposal is under review.
-type ShowHook = Box<dyn FnMut(&mut Editor)>;
-
-/// The typst.app editor: one document in one CodeMirror view.
-struct Editor {
-    doc: String,
-    file: String,
-    token: String,
-    /// The overlay on screen: `(runId, callId)`.
-    overlay: Option<(String, String)>,
-    on_show: Option<ShowHook>,
-    /// Runs once when an apply arrives, before the guard.
-    on_apply: Option<ShowHook>,
-    /// While positive, the breadcrumb shows another file; each context read
-    /// uses one up.
-    away: u32,
-    /// The page cannot draw overlays (a drawing failure on the page).
-    cannot_draw: bool,
-}
-
-impl Default for Editor {
-    fn default() -> Self {
-        Editor {
-            doc: DOC.to_owned(),
-            file: "main.typ".into(),
-            token: "editor-1".into(),
-            overlay: None,
-            on_show: None,
-            on_apply: None,
-            away: 0,
-            cannot_draw: false,
-        }
-    }
-}
-
-fn file_value(path: &str) -> Value {
-    json!({"projectLabel": "Thesis", "relativePath": path, "basename": path,
-           "source": "header_breadcrumb", "confidence": "high"})
-}
-
-impl Editor {
-    fn shown_file(&self) -> &str {
-        if self.away > 0 { "notes.typ" } else { &self.file }
+/// What only this suite looks at.
+impl Harness<FakeTypstPages> {
+    fn editor(&self) -> std::cell::RefMut<'_, TypstPage> {
+        self.platform().pages.page.borrow_mut()
     }
 
-    fn context(&mut self, payload: &Value) -> Value {
-        let file = self.shown_file().to_owned();
-        self.away = self.away.saturating_sub(1);
-        let lines: Vec<&str> = self.doc.split('\n').collect();
-        let count = lines.len() as u64;
-        let mut answer = json!({
-            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "",
-            "selectionTruncated": false, "selectionFrom": 0, "selectionTo": 0,
-            "docLength": js::utf16_len(&self.doc), "lineCount": count, "editorToken": self.token,
-            "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
-        });
-        if payload["projection"] == "edit" && js::utf16_len(&self.doc) > 1_048_576 {
-            // The main world refuses to send a document over its edit limit.
-            return json!({
-                "error": "The document exceeds the 1048576-character safe edit limit.",
-                "docLength": js::utf16_len(&self.doc), "lineCount": count,
-                "workspace": {"files_panel_open": false, "active_editor_file": file_value(&file)},
-            });
-        }
-        if payload["projection"] == "numbered" {
-            // Only the one-character identity read is used here.
-            let first = format!(
-                "{}{}",
-                line_prefix(1, count),
-                lines.first().copied().unwrap_or_default()
-            );
-            answer["numberedDocument"] = json!(js::truncate_utf16(&first, 1));
-            answer["startLine"] = json!(1);
-            answer["endLine"] = json!(1);
-            answer["truncated"] = json!(true);
-        } else {
-            answer["fullText"] = json!(self.doc);
-            answer["truncated"] = json!(false);
-        }
-        answer
-    }
-
-    /// The main world's guard: file, then editor, then exact text.
-    fn guard(&self, payload: &Value) -> Result<Vec<TextChange>, Value> {
-        let stale = |reason: &str| {
-            json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
-                              "error": format!("The editor changed ({reason}) after this edit was prepared.")}})
-        };
-        let label = payload["expectedFileLabel"].as_str().unwrap_or_default();
-        if label != "Current Typst document" && label != self.shown_file() {
-            return Err(stale("file"));
-        }
-        if payload["expectedEditorToken"] != self.token.as_str() {
-            return Err(stale("editor"));
-        }
-        if payload["expectedText"] != self.doc.as_str() {
-            return Err(stale("document"));
-        }
-        serde_json::from_value(payload["changes"].clone())
-            .map_err(|_| json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad changes"}}))
-    }
-
-    fn show(&mut self, run_id: &str, payload: &Value) -> Value {
-        let changes = match self.guard(payload) {
-            Ok(changes) => changes,
-            Err(refusal) => return refusal,
-        };
-        let call_id = payload["callId"].as_str().unwrap_or_default().to_owned();
-        if self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run != run_id || *call != call_id)
-        {
-            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
-        }
-        if self.cannot_draw {
-            return json!({"result": {"ok": true, "shown": false,
-                                     "warning": "Inline editor preview is unavailable: no scroller."}});
-        }
-        self.overlay = Some((run_id.to_owned(), call_id));
-        let rows: Vec<&Value> = payload["preview"]["hunks"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .flat_map(|hunk| hunk["rows"].as_array().into_iter().flatten())
-            .collect();
-        let inserted = rows.iter().filter(|row| row["kind"] == "insert").count();
-        let deleted = rows.iter().filter(|row| row["kind"] == "delete").count();
-        if let Some(mut hook) = self.on_show.take() {
-            hook(self);
-        }
-        json!({"result": {"ok": true, "shown": true, "presentation": "editor-diff-surface",
-                          "changes_previewed": changes.len(), "additions_rendered": inserted,
-                          "deletions_rendered": deleted, "truncated": false}})
-    }
-
-    fn apply(&mut self, run_id: &str, payload: &Value) -> Value {
-        if let Some(mut hook) = self.on_apply.take() {
-            hook(self);
-        }
-        let changes = match self.guard(payload) {
-            Ok(changes) => changes,
-            Err(refusal) => return refusal,
-        };
-        let call_id = payload["callId"].as_str().unwrap_or_default();
-        if self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run != run_id || call != call_id)
-        {
-            return json!({"result": {"ok": false, "code": "EDIT_PREVIEW_BUSY", "error": "Another preview is open."}});
-        }
-        let Ok(next) = apply_text_changes(&self.doc, &changes) else {
-            return json!({"result": {"ok": false, "code": "INVALID_PREPARED_EDIT", "error": "bad ranges"}});
-        };
-        self.doc = next;
-        self.overlay = None;
-        json!({"result": {"ok": true, "edits_applied": changes.len(), "reviewed_diff": payload["reviewedDiff"]}})
-    }
-
-    fn clear(&mut self, run_id: &str, payload: &Value) -> Value {
-        let ours = self
-            .overlay
-            .as_ref()
-            .is_some_and(|(run, call)| run == run_id && payload["callId"] == call.as_str());
-        if ours {
-            self.overlay = None;
-        }
-        json!({"result": {"ok": true, "cleared": ours}})
-    }
-
-    fn answer(&mut self, message: &Value) -> Value {
-        let payload = &message["payload"];
-        let run_id = message["runId"].as_str().unwrap_or_default().to_owned();
-        match message["type"].as_str().unwrap_or_default() {
-            "PAGE_GET_PROBE" => json!({"editor": true, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
-            "PAGE_GET_CONTEXT" => self.context(payload),
-            "PAGE_SHOW_EDIT_PREVIEW" => self.show(&run_id, payload),
-            "PAGE_APPLY_EDIT" => self.apply(&run_id, payload),
-            "PAGE_CLEAR_EDIT_PREVIEW" => self.clear(&run_id, payload),
-            "PAGE_CANCEL_REQUEST" => json!({"cancelled": true}),
-            _ => json!({}),
-        }
-    }
-}
-
-#[derive(Default)]
-struct EditorPages {
-    editor: RefCell<Editor>,
-    sent: RefCell<Vec<Value>>,
-    storage: Rc<MemoryStorage>,
-    /// Storage writes fail from the first successful apply on.
-    fail_storage_after_apply: Cell<bool>,
-}
-
-impl Pages for EditorPages {
-    async fn send(&self, _tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
-        self.sent.borrow_mut().push(message.clone());
-        let data = self.editor.borrow_mut().answer(&message);
-        if message["type"] == "PAGE_APPLY_EDIT" && data["result"]["ok"] == true && self.fail_storage_after_apply.get() {
-            self.storage.fail_writes("QUOTA_BYTES quota exceeded");
-        }
-        Ok(Some(json!({
-            "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-            "payload": {"ok": true, "data": data}
-        })))
-    }
-}
-
-/// Tabs whose URLs a test can change (the user navigating).
-#[derive(Default)]
-struct EditTabs {
-    urls: RefCell<HashMap<i64, String>>,
-}
-
-impl Tabs for EditTabs {
-    async fn all(&self) -> Result<Vec<Tab>, PlatformError> {
-        Ok(Vec::new())
-    }
-    async fn active(&self) -> Result<Option<Tab>, PlatformError> {
-        Ok(None)
-    }
-    async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError> {
-        let url = self.urls.borrow().get(&tab_id).cloned();
-        url.map(|url| Tab {
-            id: Some(tab_id),
-            window_id: Some(1),
-            url,
-        })
-        .ok_or_else(|| PlatformError(format!("No tab with id: {tab_id}.")))
-    }
-    async fn set_side_panel_enabled(&self, _tab_id: i64, _enabled: bool) -> Result<(), PlatformError> {
-        Ok(())
-    }
-}
-
-struct EditPlatform {
-    browser: FakeBrowser,
-    tabs: EditTabs,
-    storage: Rc<MemoryStorage>,
-    clock: HoldClock,
-    pages: EditorPages,
-    network: FakeNetwork,
-}
-
-impl Platform for EditPlatform {
-    type Storage = MemoryStorage;
-    type Tabs = EditTabs;
-    type Scripting = FakeBrowser;
-    type Messenger = FakeBrowser;
-    type Clock = HoldClock;
-    type Pages = EditorPages;
-    type Network = FakeNetwork;
-
-    fn storage(&self) -> &MemoryStorage {
-        &self.storage
-    }
-    fn tabs(&self) -> &EditTabs {
-        &self.tabs
-    }
-    fn scripting(&self) -> &FakeBrowser {
-        &self.browser
-    }
-    fn messenger(&self) -> &FakeBrowser {
-        &self.browser
-    }
-    fn clock(&self) -> &HoldClock {
-        &self.clock
-    }
-    fn pages(&self) -> &EditorPages {
-        &self.pages
-    }
-    fn network(&self) -> &FakeNetwork {
-        &self.network
-    }
-}
-
-// ----- the model endpoint -----
-
-// ----- the harness -----
-
-struct Harness {
-    pool: LocalPool,
-    worker: Rc<Worker<EditPlatform>>,
-    scripts: Scripts,
-    next: u32,
-}
-
-struct Pending(Rc<RefCell<Option<Value>>>);
-
-impl Pending {
-    fn data(&self) -> Value {
-        self.0
-            .borrow()
-            .as_ref()
-            .map(|a| a["payload"]["data"].clone())
-            .unwrap_or(Value::Null)
-    }
-    fn is_done(&self) -> bool {
-        self.0.borrow().is_some()
-    }
-}
-
-impl Harness {
-    fn new() -> Harness {
-        let storage = Rc::new(MemoryStorage::default());
-        let platform = EditPlatform {
-            browser: FakeBrowser::default(),
-            tabs: EditTabs::default(),
-            storage: storage.clone(),
-            clock: HoldClock::default(),
-            pages: EditorPages {
-                storage,
-                ..EditorPages::default()
-            },
-            network: FakeNetwork::default(),
-        };
-        platform.tabs.urls.borrow_mut().insert(TAB, TAB_URL.to_owned());
-        let scripts: Scripts = Rc::default();
-        let model = scripts.clone();
-        platform
-            .network
-            .set_responder(move |request| next_reply(&model, request));
-        Harness {
-            pool: LocalPool::new(),
-            worker: Rc::new(Worker::new(platform)),
-            scripts,
-            next: 0,
-        }
-    }
-
-    fn platform(&self) -> &EditPlatform {
-        &self.worker.platform
-    }
-
-    fn editor(&self) -> std::cell::RefMut<'_, Editor> {
-        self.platform().pages.editor.borrow_mut()
-    }
-
-    fn script(&self, run_id: &str, replies: Vec<FakeReply>) {
-        self.scripts.borrow_mut().insert(run_id.to_owned(), replies.into());
-    }
-
-    fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
-        self.next += 1;
-        let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});
-        if let Some(run_id) = run_id {
-            message["runId"] = json!(run_id);
-        }
-        let slot = Rc::new(RefCell::new(None));
-        let (worker, out) = (self.worker.clone(), slot.clone());
-        self.pool
-            .spawner()
-            .spawn_local(async move {
-                let answer = worker.handle_message(&message).await;
-                *out.borrow_mut() = answer;
-            })
-            .expect("the task starts");
-        self.pool.run_until_stalled();
-        Pending(slot)
-    }
-
-    /// Reserves and starts a run whose model id is the run id.
-    fn start(&mut self, run_id: &str, session_id: &str, mode: &str) -> Pending {
-        let reserved = self.send(
-            "AI_RUN_RESERVE",
-            Some(run_id),
-            json!({"tabId": TAB, "projectId": "p1", "sessionId": session_id}),
-        );
-        assert_eq!(reserved.data()["reserved"], true, "{:?}", reserved.data());
-        self.send(
-            "AI_STREAM_START",
-            Some(run_id),
-            json!({
-                "tabId": TAB, "projectId": "p1", "sessionId": session_id,
-                "messages": [{"role": "user", "content": "Please edit"}],
-                "settings": {"editorApprovalMode": mode},
-                "modelConfig": {"apiBaseUrl": "https://model.test/v1", "apiKey": "key", "modelId": run_id},
-                "attachments": {}
-            }),
+    /// Reserves and starts a run that asks to edit, in approval `mode`.
+    fn start_in(&mut self, run_id: &str, session_id: &str, mode: &str) -> Pending {
+        self.start(
+            run_id,
+            session_id,
+            json!([{"role": "user", "content": "Please edit"}]),
+            json!({"settings": {"editorApprovalMode": mode}}),
         )
-    }
-
-    fn resolve(&mut self, run_id: &str, call_id: &str, action: &str) -> Value {
-        self.send(
-            "AI_TOOL_APPROVAL_RESOLVE",
-            Some(run_id),
-            json!({"callId": call_id, "action": action}),
-        )
-        .data()
-    }
-
-    fn events(&self, run_id: &str, kind: &str) -> Vec<Value> {
-        self.platform()
-            .browser
-            .broadcasts()
-            .into_iter()
-            .filter(|event| event["runId"] == run_id && event["type"] == kind)
-            .map(|event| event["payload"].clone())
-            .collect()
     }
 
     fn result(&self, run_id: &str, call_id: &str) -> Value {
-        self.events(run_id, "AI_TOOL_RESULT")
+        self.payloads(run_id, "AI_TOOL_RESULT")
             .into_iter()
             .find(|payload| payload["callId"] == call_id)
             .map(|payload| payload["result"].clone())
@@ -473,18 +58,11 @@ impl Harness {
     }
 
     fn page_sent(&self, kind: &str) -> Vec<Value> {
-        self.platform()
-            .pages
-            .sent
-            .borrow()
-            .iter()
-            .filter(|message| message["type"] == kind)
-            .cloned()
-            .collect()
+        self.platform().pages.sent_of(kind)
     }
 
     fn stored(&self, key: &str) -> Value {
-        self.platform().storage.value(key).unwrap_or(Value::Null)
+        self.platform().browser.storage.value(key).unwrap_or(Value::Null)
     }
 
     fn checkpoints(&self) -> Vec<Value> {
@@ -510,14 +88,14 @@ fn rename_title() -> Value {
 
 #[test]
 fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert!(!run.is_done(), "the run waits for the review");
-    let banners = h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
     assert_eq!(banners.len(), 1);
     assert_eq!(banners[0]["callId"], "e1");
     assert_eq!(banners[0]["effect"], "editor-write");
@@ -569,12 +147,12 @@ fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
 
 #[test]
 fn ask_reject_leaves_the_document_and_clears_the_overlay() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Kept it.")],
     );
-    let run = h.start("run-1", "s1", "");
+    let run = h.start_in("run-1", "s1", "");
     assert!(h.editor().overlay.is_some(), "an empty mode means Ask");
     h.resolve("run-1", "e1", "deny");
     assert_eq!(run.data()["ok"], true);
@@ -588,13 +166,13 @@ fn ask_reject_leaves_the_document_and_clears_the_overlay() {
 
 #[test]
 fn a_review_that_times_out_is_a_denial() {
-    let mut h = Harness::new();
-    h.platform().clock.hold_from.set(None);
+    let mut h = harness();
+    h.platform().clock.hold_sleeps_from(None);
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("No answer.")],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert_eq!(run.data()["ok"], true);
     assert_eq!(h.result("run-1", "e1")["code"], "TOOL_DENIED");
     assert_eq!(h.editor().doc, DOC);
@@ -603,29 +181,29 @@ fn a_review_that_times_out_is_a_denial() {
 
 #[test]
 fn stop_during_the_review_clears_the_overlay_and_changes_nothing() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script("run-1", vec![calls(&[("e1", "search_replace", rename_title())])]);
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert!(h.editor().overlay.is_some());
     h.send("AI_STREAM_CANCEL", Some("run-1"), json!({}));
     assert_eq!(run.data()["cancelled"], true);
     assert_eq!(h.editor().overlay, None);
     assert_eq!(h.editor().doc, DOC);
     assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
-    assert!(h.events("run-1", "AI_STREAM_DONE").is_empty());
+    assert!(h.payloads("run-1", "AI_STREAM_DONE").is_empty());
 }
 
 #[test]
 fn typing_between_proposal_and_apply_fails_closed() {
-    let mut h = Harness::new();
-    h.editor().on_show = Some(Box::new(|editor: &mut Editor| {
+    let mut h = harness();
+    h.editor().on_show = Some(Box::new(|editor: &mut TypstPage| {
         editor.doc.push_str("\nTyped by the user.")
     }));
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("It changed.")],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     h.resolve("run-1", "e1", "approve_once");
     assert_eq!(run.data()["ok"], true);
     let result = h.result("run-1", "e1");
@@ -643,18 +221,14 @@ fn typing_between_proposal_and_apply_fails_closed() {
 
 #[test]
 fn a_tab_that_navigated_during_the_review_gets_no_write() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Moved.")],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert!(h.editor().overlay.is_some());
-    h.platform()
-        .tabs
-        .urls
-        .borrow_mut()
-        .insert(TAB, "https://typst.app/project/other".into());
+    h.platform().browser.navigate(TAB, "https://typst.app/project/other");
     h.resolve("run-1", "e1", "approve_once");
     assert_eq!(run.data()["ok"], true);
     assert_eq!(h.result("run-1", "e1")["code"], "STALE_RUN_TAB");
@@ -665,7 +239,7 @@ fn a_tab_that_navigated_during_the_review_gets_no_write() {
         "the overlay is still cleared"
     );
     assert_eq!(h.editor().doc, DOC);
-    let done = h.events("run-1", "AI_STREAM_DONE");
+    let done = h.payloads("run-1", "AI_STREAM_DONE");
     assert!(
         done[0]["snapshotWarning"]
             .as_str()
@@ -677,14 +251,14 @@ fn a_tab_that_navigated_during_the_review_gets_no_write() {
 
 #[test]
 fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.editor().cannot_draw = true;
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
     );
-    let run = h.start("run-1", "s1", "ask");
-    let banners = h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    let run = h.start_in("run-1", "s1", "ask");
+    let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
     assert_eq!(
         banners[0]["previewNotice"],
         "Inline editor preview is unavailable: no scroller."
@@ -698,23 +272,25 @@ fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
 
 #[test]
 fn another_file_focused_at_apply_time_waits_for_the_file_and_retries() {
-    let mut h = Harness::new();
+    let mut h = harness();
     // When the apply arrives the user is on notes.typ; the next context read
     // still shows it (a banner), the one after shows main.typ again.
-    h.editor().on_apply = Some(Box::new(|editor: &mut Editor| editor.away = 1));
+    h.editor().on_apply = Some(Box::new(|editor: &mut TypstPage| {
+        editor.files.push_back("notes.typ".into());
+    }));
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
     );
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], true, "{result}");
     assert_eq!(h.page_sent("PAGE_APPLY_EDIT").len(), 2, "refused once, then applied");
-    let waiting = h.events("run-1", "AI_TOOL_PREFLIGHT_WAITING");
+    let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
     assert_eq!(waiting.len(), 1);
     assert_eq!(waiting[0]["missing"], json!(["open file: main.typ"]));
-    assert_eq!(h.events("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
+    assert_eq!(h.payloads("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
     assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
     let entries = h.checkpoints();
     assert_eq!(entries.len(), 1, "the rolled-back preparation was staged again once");
@@ -723,13 +299,13 @@ fn another_file_focused_at_apply_time_waits_for_the_file_and_retries() {
 
 #[test]
 fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.platform().pages.fail_storage_after_apply.set(true);
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
     );
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert!(run.is_done());
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], true);
@@ -750,7 +326,7 @@ fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
 
 #[test]
 fn a_second_chat_cannot_draw_over_a_review_in_progress() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-a",
         vec![calls(&[("a1", "search_replace", rename_title())]), text("A.")],
@@ -766,8 +342,8 @@ fn a_second_chat_cannot_draw_over_a_review_in_progress() {
             text("B."),
         ],
     );
-    let first = h.start("run-a", "chat-a", "ask");
-    let second = h.start("run-b", "chat-b", "ask");
+    let first = h.start_in("run-a", "chat-a", "ask");
+    let second = h.start_in("run-b", "chat-b", "ask");
     assert_eq!(second.data()["ok"], true);
     let refused = h.result("run-b", "b1");
     assert_eq!(refused["code"], "EDIT_PREVIEW_BUSY");
@@ -786,7 +362,7 @@ fn a_second_chat_cannot_draw_over_a_review_in_progress() {
 
 #[test]
 fn auto_approve_applies_without_a_review() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![
@@ -798,9 +374,9 @@ fn auto_approve_applies_without_a_review() {
             text("Done."),
         ],
     );
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
-    assert!(h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
     assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
     assert_eq!(h.editor().doc, DOC.replace("Some text.", "More text."));
     let result = h.result("run-1", "e1");
@@ -811,7 +387,7 @@ fn auto_approve_applies_without_a_review() {
 
 #[test]
 fn a_document_over_the_edit_limit_is_refused_at_once_without_a_banner() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.editor().doc = format!("{}\n", "x".repeat(1_100_000));
     h.script(
         "run-1",
@@ -820,13 +396,13 @@ fn a_document_over_the_edit_limit_is_refused_at_once_without_a_banner() {
             text("Too large."),
         ],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert_eq!(run.data()["ok"], true);
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], false);
     assert_eq!(result["code"], "EDIT_PREVIEW_TOO_LARGE", "{result}");
     assert!(
-        h.events("run-1", "AI_TOOL_PREFLIGHT_WAITING").is_empty(),
+        h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING").is_empty(),
         "the right file is open: no banner"
     );
     assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
@@ -835,7 +411,7 @@ fn a_document_over_the_edit_limit_is_refused_at_once_without_a_banner() {
 
 #[test]
 fn a_change_that_changes_nothing_needs_no_review_and_no_write() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![
@@ -843,23 +419,23 @@ fn a_change_that_changes_nothing_needs_no_review_and_no_write() {
             text("Nothing to do."),
         ],
     );
-    let run = h.start("run-1", "s1", "ask");
+    let run = h.start_in("run-1", "s1", "ask");
     assert_eq!(run.data()["ok"], true);
     assert_eq!(h.result("run-1", "e1"), json!({"ok": true, "no_changes": true}));
-    assert!(h.events("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
     assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty());
     assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
 }
 
 #[test]
 fn a_checkpoint_that_cannot_be_staged_keeps_the_edit_off_the_page() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Could not.")],
     );
-    h.platform().storage.fail_writes("QUOTA_BYTES quota exceeded");
-    let run = h.start("run-1", "s1", "auto");
+    h.platform().browser.storage.fail_writes("QUOTA_BYTES quota exceeded");
+    let run = h.start_in("run-1", "s1", "auto");
     assert!(run.is_done());
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], false);
@@ -876,7 +452,7 @@ fn a_checkpoint_that_cannot_be_staged_keeps_the_edit_off_the_page() {
 
 #[test]
 fn writes_of_one_run_share_one_checkpoint_and_stay_on_its_file() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![
@@ -896,7 +472,7 @@ fn writes_of_one_run_share_one_checkpoint_and_stay_on_its_file() {
             text("Three edits."),
         ],
     );
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
     let ids: Vec<Value> = ["e1", "e2", "e3"]
         .iter()
@@ -934,7 +510,7 @@ fn writes_of_one_run_share_one_checkpoint_and_stay_on_its_file() {
             text("Tried."),
         ],
     );
-    let second = h.start("run-2", "s1", "auto");
+    let second = h.start_in("run-2", "s1", "auto");
     assert_eq!(second.data()["ok"], true);
     assert_eq!(h.result("run-2", "f1")["ok"], true);
     assert_eq!(h.checkpoints().len(), 2);
@@ -947,7 +523,7 @@ fn writes_of_one_run_share_one_checkpoint_and_stay_on_its_file() {
 
 #[test]
 fn a_run_that_meets_another_editor_instance_refuses_to_write() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![
@@ -968,11 +544,11 @@ fn a_run_that_meets_another_editor_instance_refuses_to_write() {
     h.platform().network.set_responder(move |request| {
         seen.set(seen.get() + 1);
         if seen.get() == 2 {
-            worker.platform.pages.editor.borrow_mut().token = "editor-2".into();
+            worker.platform.pages.page.borrow_mut().token = "editor-2".into();
         }
         next_reply(&network_scripts, request)
     });
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
     assert_eq!(h.result("run-1", "e1")["ok"], true);
     assert_eq!(h.result("run-1", "e2")["code"], "EDIT_CHECKPOINT_CONFLICT");
@@ -986,14 +562,14 @@ fn a_run_that_meets_another_editor_instance_refuses_to_write() {
 
 #[test]
 fn a_complete_run_leaves_one_automatic_snapshot_of_the_document() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script(
         "run-1",
         vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
     );
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
-    let done = h.events("run-1", "AI_STREAM_DONE");
+    let done = h.payloads("run-1", "AI_STREAM_DONE");
     assert_eq!(done.len(), 1);
     let snapshot = &done[0]["snapshot"];
     assert_eq!(snapshot["kind"], "automatic");
@@ -1011,7 +587,7 @@ fn a_complete_run_leaves_one_automatic_snapshot_of_the_document() {
     // The next complete run of the chat replaces it.
     h.script("run-2", vec![text("Just talking.")]);
     h.editor().doc.push_str("\nTyped later.");
-    let second = h.start("run-2", "s1", "auto");
+    let second = h.start_in("run-2", "s1", "auto");
     assert_eq!(second.data()["ok"], true);
     let entries = h.snapshots();
     assert_eq!(entries.len(), 1);
@@ -1020,16 +596,16 @@ fn a_complete_run_leaves_one_automatic_snapshot_of_the_document() {
 
 #[test]
 fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.script("run-1", vec![text("First answer.")]);
-    assert_eq!(h.start("run-1", "s1", "auto").data()["ok"], true);
+    assert_eq!(h.start_in("run-1", "s1", "auto").data()["ok"], true);
     assert_eq!(h.snapshots().len(), 1);
 
     // A failing run: the model endpoint has no reply. The document did not
     // change, so the snapshot stays.
-    let failed = h.start("run-2", "s1", "auto");
+    let failed = h.start_in("run-2", "s1", "auto");
     assert_eq!(failed.data()["ok"], false);
-    assert!(h.events("run-2", "AI_STREAM_DONE").is_empty());
+    assert!(h.payloads("run-2", "AI_STREAM_DONE").is_empty());
     assert_eq!(h.snapshots().len(), 1);
     assert_eq!(h.snapshots()[0]["runId"], "run-1");
 
@@ -1040,13 +616,13 @@ fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
         worker
             .platform
             .pages
-            .editor
+            .page
             .borrow_mut()
             .doc
             .push_str("\nTyped during the run.");
         Err(NetworkError::Failed("offline".into()))
     });
-    let typed = h.start("run-typed", "s1", "auto");
+    let typed = h.start_in("run-typed", "s1", "auto");
     assert_eq!(typed.data()["ok"], false);
     assert!(h.snapshots().is_empty(), "the failed run dropped the stale snapshot");
     let scripts = h.scripts.clone();
@@ -1054,14 +630,14 @@ fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
         .network
         .set_responder(move |request| next_reply(&scripts, request));
     h.script("run-again", vec![text("Again.")]);
-    assert_eq!(h.start("run-again", "s1", "auto").data()["ok"], true);
+    assert_eq!(h.start_in("run-again", "s1", "auto").data()["ok"], true);
     assert_eq!(h.snapshots().len(), 1);
 
     // A run that edits and is then stopped: the snapshot no longer matches
     // the document and is removed; the stopped run leaves none.
     h.script("run-3", vec![calls(&[("e1", "search_replace", rename_title())])]);
     h.editor().doc.push_str("\nThe user typed this.");
-    let stopped = h.start("run-3", "s1", "ask");
+    let stopped = h.start_in("run-3", "s1", "ask");
     assert!(h.snapshots().is_empty(), "the run start saw the divergence");
     h.send("AI_STREAM_CANCEL", Some("run-3"), json!({}));
     assert_eq!(stopped.data()["cancelled"], true);
@@ -1070,16 +646,16 @@ fn failed_and_stopped_runs_get_no_snapshot_and_drop_a_diverged_one() {
 
 #[test]
 fn a_snapshot_that_cannot_be_saved_becomes_a_warning() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.editor().doc = "x".repeat(10);
-    h.platform().storage.put(
+    h.platform().browser.storage.put(
         storage_keys::DOCUMENT_SNAPSHOT_INDEX,
         json!({"version": 1, "entries": "broken"}),
     );
     h.script("run-1", vec![text("Answer.")]);
-    let run = h.start("run-1", "s1", "auto");
+    let run = h.start_in("run-1", "s1", "auto");
     assert_eq!(run.data()["ok"], true);
-    let done = h.events("run-1", "AI_STREAM_DONE");
+    let done = h.payloads("run-1", "AI_STREAM_DONE");
     let warning = done[0]["snapshotWarning"].as_str().unwrap_or_default();
     assert!(
         warning.starts_with("The response completed, but its document snapshot was not saved: "),

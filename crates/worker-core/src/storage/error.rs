@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// Why a storage operation failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StorageErrorCode {
+pub(crate) enum StorageErrorCode {
     /// The browser refused a write because local storage is full.
     QuotaExceeded,
     /// The browser refused a write (or removal) for another reason.
@@ -41,7 +41,7 @@ pub enum StorageErrorCode {
 }
 
 impl StorageErrorCode {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             StorageErrorCode::QuotaExceeded => "STORAGE_QUOTA_EXCEEDED",
             StorageErrorCode::WriteFailed => "STORAGE_WRITE_FAILED",
@@ -71,14 +71,14 @@ impl StorageErrorCode {
 /// A failed storage operation: a stable code, a sentence, and for endpoint
 /// refusals the origin that needs the user's acknowledgement.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StorageError {
-    pub code: StorageErrorCode,
-    pub message: String,
-    pub details: Option<Value>,
+pub(crate) struct StorageError {
+    pub(crate) code: StorageErrorCode,
+    pub(crate) message: String,
+    pub(crate) details: Option<Value>,
 }
 
 impl StorageError {
-    pub fn new(code: StorageErrorCode, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: StorageErrorCode, message: impl Into<String>) -> Self {
         StorageError {
             code,
             message: message.into(),
@@ -89,7 +89,7 @@ impl StorageError {
     /// A refused write or removal. Chrome reports a full store with a message
     /// naming the quota (`QUOTA_BYTES`); that case gets its own code so the
     /// panel can tell the user to free space.
-    pub fn write(error: &PlatformError) -> Self {
+    pub(crate) fn write(error: &PlatformError) -> Self {
         let text = error.0.to_ascii_lowercase();
         if text.contains("quota") {
             StorageError::new(
@@ -105,18 +105,18 @@ impl StorageError {
         }
     }
 
-    pub fn read(error: &PlatformError) -> Self {
+    pub(crate) fn read(error: &PlatformError) -> Self {
         StorageError::new(
             StorageErrorCode::ReadFailed,
             format!("Reading local storage failed: {}", error.0),
         )
     }
 
-    pub fn invalid_record(message: impl Into<String>) -> Self {
+    pub(crate) fn invalid_record(message: impl Into<String>) -> Self {
         StorageError::new(StorageErrorCode::InvalidRecord, message)
     }
 
-    pub fn endpoint(error: EndpointError) -> Self {
+    pub(crate) fn endpoint(error: EndpointError) -> Self {
         StorageError {
             code: StorageErrorCode::Endpoint(error.code),
             message: error.message,
@@ -124,7 +124,7 @@ impl StorageError {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         self.code.as_str()
     }
 }

@@ -3,7 +3,7 @@
 //! A chat write is several browser calls (new body, index pointer, removal of
 //! the old body). Two requests interleaving those calls would publish one
 //! index over the other and lose a chat, so every read-modify-write of stored
-//! data (settings, the chat repository, later the edit journals) holds this
+//! data (settings, the chat repository, the recovery journals) holds this
 //! lock for its whole duration. The lock is FIFO: requests run in the order
 //! they arrived, as the original's promise chain did, so a panel's two saves
 //! of one chat land in the order it sent them. A waiter that is dropped (its
@@ -28,12 +28,12 @@ struct State {
 
 /// A FIFO async lock (see the module documentation).
 #[derive(Default)]
-pub struct MutationQueue {
+pub(crate) struct MutationQueue {
     state: RefCell<State>,
 }
 
 /// Proof of holding the queue; the next waiter runs when it is dropped.
-pub struct QueueGuard<'a> {
+pub(crate) struct QueueGuard<'a> {
     queue: &'a MutationQueue,
 }
 
@@ -44,12 +44,8 @@ impl Drop for QueueGuard<'_> {
 }
 
 impl MutationQueue {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Waits for every earlier holder and waiter, then holds the queue.
-    pub fn lock(&self) -> Acquire<'_> {
+    pub(crate) fn lock(&self) -> Acquire<'_> {
         Acquire {
             queue: self,
             ticket: None,
@@ -57,8 +53,10 @@ impl MutationQueue {
         }
     }
 
-    /// Whether some operation holds the queue now.
-    pub fn is_held(&self) -> bool {
+    /// Whether some operation holds the queue now, for tests that check no
+    /// failure leaves it held.
+    #[cfg(test)]
+    pub(crate) fn is_held(&self) -> bool {
         self.state.borrow().held
     }
 
@@ -84,7 +82,7 @@ impl MutationQueue {
 }
 
 /// The future of [`MutationQueue::lock`].
-pub struct Acquire<'a> {
+pub(crate) struct Acquire<'a> {
     queue: &'a MutationQueue,
     ticket: Option<u64>,
     done: bool,
@@ -152,33 +150,16 @@ impl Drop for Acquire<'_> {
     }
 }
 
-/// Returns `Pending` once, so concurrent test futures interleave at every
-/// storage call.
-#[cfg(test)]
-pub(crate) async fn yield_now() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    })
-    .await;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fakes::block_on;
+    use crate::fakes::{block_on, yield_now};
     use futures::future::{FutureExt, join3, select};
     use std::cell::RefCell;
 
     #[test]
     fn holders_run_one_at_a_time_in_arrival_order() {
-        let queue = MutationQueue::new();
+        let queue = MutationQueue::default();
         let log = RefCell::new(Vec::new());
         let task = |name: &'static str| {
             let queue = &queue;
@@ -201,7 +182,7 @@ mod tests {
 
     #[test]
     fn an_abandoned_waiter_does_not_block_the_line() {
-        let queue = MutationQueue::new();
+        let queue = MutationQueue::default();
         block_on(async {
             let first = queue.lock().await;
             // A waiter that gives up (its request was dropped) before its turn.
@@ -217,7 +198,7 @@ mod tests {
 
     #[test]
     fn a_waiter_dropped_after_being_handed_the_lock_passes_it_on() {
-        let queue = MutationQueue::new();
+        let queue = MutationQueue::default();
         let log = RefCell::new(Vec::new());
         block_on(async {
             let first = queue.lock().await;

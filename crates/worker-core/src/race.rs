@@ -1,7 +1,8 @@
 //! Waiting for whichever of two futures finishes first.
 //!
 //! The provider races a body read against the batch timer and a request
-//! against its timeout. Only the loser of such a race may be dropped, and the
+//! against its timeout; the page client and the run's end bound a best-effort
+//! page call by a grace timer. Only the loser of such a race may be dropped, and the
 //! caller decides which: passing `read.as_mut()` keeps a pinned read alive
 //! across several timer rounds, because dropping a browser body read would
 //! lose the chunk it was about to deliver.
@@ -12,13 +13,13 @@ use std::task::Poll;
 
 /// Which side of [`first_of`] finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Either<A, B> {
+pub(crate) enum Either<A, B> {
     Left(A),
     Right(B),
 }
 
 /// Polls `left` first, then `right`; resolves with the first that is ready.
-pub async fn first_of<A: Future, B: Future>(left: A, right: B) -> Either<A::Output, B::Output> {
+pub(crate) async fn first_of<A: Future, B: Future>(left: A, right: B) -> Either<A::Output, B::Output> {
     let mut left = pin!(left);
     let mut right = pin!(right);
     std::future::poll_fn(|cx| {

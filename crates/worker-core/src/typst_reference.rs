@@ -17,130 +17,132 @@ use serde_json::{Value, json};
 ///
 /// Reported with every tool result so the model can tell the user which
 /// version the advice targets.
-pub const DOCS_TYPST_VERSION: &str = "0.15";
+const DOCS_TYPST_VERSION: &str = "0.15";
 
 /// When the pages were last reviewed against the Typst releases.
 ///
 /// Reported with every result so a stale bundle is visible in transcripts.
-pub const DOCS_REVIEWED_DATE: &str = "2026-11-30";
-
-/// The overview page, which indexes the topics for humans.
-const README: &str = include_str!("../docs/typst/README.md");
+const DOCS_REVIEWED_DATE: &str = "2026-11-30";
 
 /// One reference page.
 #[derive(Debug, PartialEq, Eq)]
-pub struct DocTopic {
+struct DocTopic {
     /// Stable identifier the model passes back to read the page.
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// Position in the index, 1-based; also accepted as a topic.
-    pub number: u8,
+    pub(crate) number: u8,
     /// Human-readable page title.
-    pub title: &'static str,
+    pub(crate) title: &'static str,
     /// One sentence that helps the model pick the right page from the list.
-    pub summary: &'static str,
-    /// File name under `docs/typst/`, kept for the overview and diagnostics.
-    pub file: &'static str,
+    pub(crate) summary: &'static str,
+    /// File name under `docs/typst/`, which the overview's index names.
+    #[cfg(test)]
+    file: &'static str,
     /// The whole Markdown page.
-    pub content: &'static str,
+    pub(crate) content: &'static str,
+}
+
+/// One page of [`DOC_TOPICS`]: its file name is written once, for the
+/// embedded text and for the tests that hold it against the overview.
+macro_rules! page {
+    (id: $id:literal, number: $number:literal, title: $title:literal, file: $file:literal, summary: $summary:literal $(,)?) => {
+        DocTopic {
+            id: $id,
+            number: $number,
+            title: $title,
+            summary: $summary,
+            #[cfg(test)]
+            file: $file,
+            content: include_str!(concat!("../docs/typst/", $file)),
+        }
+    };
 }
 
 /// All pages in index order; `number` equals the position plus one.
-pub static DOC_TOPICS: &[DocTopic] = &[
-    DocTopic {
+static DOC_TOPICS: &[DocTopic] = &[
+    page! {
         id: "syntax-basics",
         number: 1,
         title: "Syntax Basics",
-        summary: "The three modes (markup, code, math), literals, comments, identifiers, escapes, file paths and operators.",
         file: "01-syntax-basics.md",
-        content: include_str!("../docs/typst/01-syntax-basics.md"),
+        summary: "The three modes (markup, code, math), literals, comments, identifiers, escapes, file paths and operators.",
     },
-    DocTopic {
+    page! {
         id: "markup",
         number: 2,
         title: "Markup",
-        summary: "Paragraphs, headings, lists, emphasis, links, labels and references, and raw text.",
         file: "02-markup.md",
-        content: include_str!("../docs/typst/02-markup.md"),
+        summary: "Paragraphs, headings, lists, emphasis, links, labels and references, and raw text.",
     },
-    DocTopic {
+    page! {
         id: "math",
         number: 3,
         title: "Math",
-        summary: "Inline and display equations, sub- and superscripts, fractions, matrices, symbols and alignment.",
         file: "03-math.md",
-        content: include_str!("../docs/typst/03-math.md"),
+        summary: "Inline and display equations, sub- and superscripts, fractions, matrices, symbols and alignment.",
     },
-    DocTopic {
+    page! {
         id: "scripting",
         number: 4,
         title: "Scripting",
-        summary: "Bindings, conditionals, loops, functions, closures, modules, import and include.",
         file: "04-scripting.md",
-        content: include_str!("../docs/typst/04-scripting.md"),
+        summary: "Bindings, conditionals, loops, functions, closures, modules, import and include.",
     },
-    DocTopic {
+    page! {
         id: "types",
         number: 5,
         title: "Types",
-        summary: "Primitive values, content, strings, arrays, dictionaries, the calc module and conversions.",
         file: "05-types.md",
-        content: include_str!("../docs/typst/05-types.md"),
+        summary: "Primitive values, content, strings, arrays, dictionaries, the calc module and conversions.",
     },
-    DocTopic {
+    page! {
         id: "styling",
         number: 6,
         title: "Styling",
-        summary: "Set rules, show rules, selectors and document templates.",
         file: "06-styling.md",
-        content: include_str!("../docs/typst/06-styling.md"),
+        summary: "Set rules, show rules, selectors and document templates.",
     },
-    DocTopic {
+    page! {
         id: "context",
         number: 7,
         title: "Context & Introspection",
-        summary: "The context keyword, counters, state, query, locate, here and measure.",
         file: "07-context-introspection.md",
-        content: include_str!("../docs/typst/07-context-introspection.md"),
+        summary: "The context keyword, counters, state, query, locate, here and measure.",
     },
-    DocTopic {
+    page! {
         id: "layout",
         number: 8,
         title: "Layout",
-        summary: "Page setup, alignment, spacing, grid, stack, place, columns, boxes and blocks.",
         file: "08-layout.md",
-        content: include_str!("../docs/typst/08-layout.md"),
+        summary: "Page setup, alignment, spacing, grid, stack, place, columns, boxes and blocks.",
     },
-    DocTopic {
+    page! {
         id: "visualize",
         number: 9,
         title: "Visualize",
-        summary: "Images, shapes, curves, colors, gradients, strokes and tilings.",
         file: "09-visualize.md",
-        content: include_str!("../docs/typst/09-visualize.md"),
+        summary: "Images, shapes, curves, colors, gradients, strokes and tilings.",
     },
-    DocTopic {
+    page! {
         id: "model",
         number: 10,
         title: "Model / Elements",
-        summary: "Document metadata and title, figures, tables, outlines, bibliographies, footnotes and numbering.",
         file: "10-model.md",
-        content: include_str!("../docs/typst/10-model.md"),
+        summary: "Document metadata and title, figures, tables, outlines, bibliographies, footnotes and numbering.",
     },
-    DocTopic {
+    page! {
         id: "data-loading",
         number: 11,
         title: "Data Loading",
-        summary: "Reading files and structured data with read, json, csv, xml, yaml, toml and cbor.",
         file: "11-data-loading.md",
-        content: include_str!("../docs/typst/11-data-loading.md"),
+        summary: "Reading files and structured data with read, json, csv, xml, yaml, toml and cbor.",
     },
-    DocTopic {
+    page! {
         id: "cheat-sheet",
         number: 12,
         title: "Cheat Sheet",
-        summary: "A quick reference of common syntax, version differences and frequent mistakes.",
         file: "12-cheat-sheet.md",
-        content: include_str!("../docs/typst/12-cheat-sheet.md"),
+        summary: "A quick reference of common syntax, version differences and frequent mistakes.",
     },
 ];
 
@@ -200,7 +202,7 @@ fn parse_short_number(text: &str) -> Option<u32> {
 /// digits is a topic number (`3`, `03`); `N-anything` with one or two digits
 /// selects topic N and ignores the rest (this is what makes file stems like
 /// `07-context-introspection` work); otherwise the exact id, then an alias.
-pub fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
+fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
     let lowered = input.trim().to_lowercase();
     let key = lowered.strip_suffix(".md").unwrap_or(&lowered);
 
@@ -228,7 +230,7 @@ pub fn resolve_topic_id(input: &str) -> Option<&'static DocTopic> {
 /// choose; with a known topic it returns the whole page; with an unknown one
 /// it says so and lists the valid ids, so the model can correct itself in one
 /// step instead of giving up.
-pub fn read_typst_docs(topic: Option<&str>) -> Value {
+pub(crate) fn read_typst_docs(topic: Option<&str>) -> Value {
     let requested = topic.map(str::trim).filter(|text| !text.is_empty());
     let Some(requested) = requested else {
         let topics: Vec<Value> = DOC_TOPICS
@@ -264,14 +266,12 @@ pub fn read_typst_docs(topic: Option<&str>) -> Value {
     }
 }
 
-/// The overview page, for callers that want to show the index to a person.
-pub fn docs_readme() -> &'static str {
-    README
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The overview page, which indexes the topics for humans.
+    const README: &str = include_str!("../docs/typst/README.md");
 
     /// The start of the first line of every page, naming the versions it
     /// covers; the banner tells the model which releases the advice fits.
@@ -364,34 +364,75 @@ mod tests {
         assert_eq!(id_of("Math.MD"), Some("math"));
     }
 
+    /// The lower-case words of a text (letters and digits).
+    fn words(text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+
+    /// Whether `word` names `target`: it shares its first three letters, or
+    /// is an abbreviation of it (its letters in order, the same first one).
+    fn names(word: &str, target: &str) -> bool {
+        let prefix = |text: &str| text.chars().take(3).collect::<String>();
+        if word.len() >= 3 && prefix(word) == prefix(target) {
+            return true;
+        }
+        let mut rest = target.chars();
+        word.chars().next() == target.chars().next() && word.chars().all(|c| rest.any(|t| t == c))
+    }
+
     #[test]
-    fn docs_resolve_aliases() {
-        let cases = [
-            ("basics", "syntax-basics"),
-            ("syntax", "syntax-basics"),
-            ("syntax_basics", "syntax-basics"),
-            ("element", "model"),
-            ("elements", "model"),
-            ("models", "model"),
-            ("model-elements", "model"),
-            ("ctx", "context"),
-            ("introspection", "context"),
-            ("context-introspection", "context"),
-            ("visual", "visualize"),
-            ("visualise", "visualize"),
-            ("visualization", "visualize"),
-            ("data", "data-loading"),
-            ("data_loading", "data-loading"),
-            ("cheat", "cheat-sheet"),
-            ("cheatsheet", "cheat-sheet"),
-            ("cheat_sheet", "cheat-sheet"),
-            ("show-rules", "styling"),
-            ("set-rules", "styling"),
-            ("style", "styling"),
-            ("styles", "styling"),
-        ];
-        for (alias, id) in cases {
-            assert_eq!(id_of(alias), Some(id), "{alias}");
+    fn docs_aliases_reach_the_page_they_name() {
+        for (alias, id) in ALIASES {
+            let target = topic_by_id(id);
+            assert!(target.is_some(), "{alias} points at the missing page {id}");
+            // Not shadowed by a number, an id or an earlier rule.
+            assert_eq!(id_of(alias), Some(*id), "{alias}");
+            assert_eq!(id_of(&alias.to_uppercase()), Some(*id), "{alias}");
+            assert!(topic_by_id(alias).is_none(), "{alias} is an id, not an alias");
+            // Every word of the alias names the page's id, title or summary,
+            // so an alias wired to the wrong page fails here.
+            let Some(page) = target else { continue };
+            let vocabulary: Vec<String> = [page.id, page.title, page.summary]
+                .iter()
+                .flat_map(|t| words(t))
+                .collect();
+            for word in words(alias) {
+                assert!(
+                    vocabulary.iter().any(|known| names(&word, known)),
+                    "{alias} ({word}) does not name {id}: {vocabulary:?}"
+                );
+            }
+        }
+        assert!(names("ctx", "context") && names("visualise", "visualize") && names("elements", "elements"));
+        assert!(!names("math", "model") && !names("ctx", "cheat") && !names("data", "markup"));
+    }
+
+    #[test]
+    fn docs_aliases_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for (alias, _) in ALIASES {
+            assert!(seen.insert(*alias), "{alias} is listed twice");
+            assert_eq!(alias.to_lowercase(), *alias, "aliases are matched lower-case");
+        }
+    }
+
+    #[test]
+    fn docs_every_page_is_reachable_from_the_listing() {
+        let listing = read_typst_docs(None);
+        let listed: Vec<&str> = listing["topics"]
+            .as_array()
+            .map(|topics| topics.iter().filter_map(|t| t["id"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(listed.len(), DOC_TOPICS.len());
+        for topic in DOC_TOPICS {
+            assert!(listed.contains(&topic.id), "{} is not listed", topic.id);
+            let page = read_typst_docs(Some(topic.id));
+            assert_eq!(page["ok"], true, "{}", topic.id);
+            assert_eq!(page["content"], topic.content, "{}", topic.id);
+            assert_eq!(id_of(&topic.number.to_string()), Some(topic.id));
         }
     }
 
@@ -453,9 +494,10 @@ mod tests {
         assert_eq!(result["ok"], false);
         assert_eq!(result["version"], DOCS_TYPST_VERSION);
         assert_eq!(result["reviewed_at"], DOCS_REVIEWED_DATE);
-        let error = result["error"].as_str().unwrap_or_default();
-        assert!(error.contains("\"tables\""), "{error}");
-        assert!(error.contains("without a topic"), "{error}");
+        assert_eq!(
+            result["error"],
+            "Unknown Typst docs topic \"tables\". Call read_typst_docs without a topic to list the available pages."
+        );
         let available: Vec<&str> = result["available"]
             .as_array()
             .map(|ids| ids.iter().filter_map(Value::as_str).collect())
@@ -536,6 +578,5 @@ mod tests {
             );
             assert!(README.contains(&row), "README index lacks {row:?}");
         }
-        assert_eq!(docs_readme(), README);
     }
 }

@@ -2,21 +2,20 @@
 //! concurrent operations really interleave), records which keys were read,
 //! and can fail chosen writes or removals.
 
-use crate::fakes::MemoryStorage;
+use super::{MemoryStorage, yield_now};
 use crate::platform::{PlatformError, Storage};
-use crate::sessions::queue::yield_now;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::cell::RefCell;
 
 type WriteHook = Box<dyn Fn(&str) -> Result<(), PlatformError>>;
 
 #[derive(Default)]
-pub struct HookedStorage {
-    pub inner: MemoryStorage,
+pub(crate) struct HookedStorage {
+    pub(crate) inner: MemoryStorage,
     /// Every key read, in order.
-    pub reads: RefCell<Vec<String>>,
+    pub(crate) reads: RefCell<Vec<String>>,
     /// Every key written, in order.
-    pub writes: RefCell<Vec<String>>,
+    pub(crate) writes: RefCell<Vec<String>>,
     before_set: RefCell<Option<WriteHook>>,
     before_remove: RefCell<Option<WriteHook>>,
     /// A key whose next read is held back for this many extra yields.
@@ -24,7 +23,7 @@ pub struct HookedStorage {
 }
 
 impl HookedStorage {
-    pub fn with(values: &[(&str, Value)]) -> Self {
+    pub(crate) fn with(values: &[(&str, Value)]) -> Self {
         let storage = HookedStorage::default();
         for (key, value) in values {
             storage.inner.put(key, value.clone());
@@ -33,35 +32,35 @@ impl HookedStorage {
     }
 
     /// Runs before every write; an error fails that write.
-    pub fn before_set(&self, hook: impl Fn(&str) -> Result<(), PlatformError> + 'static) {
+    pub(crate) fn before_set(&self, hook: impl Fn(&str) -> Result<(), PlatformError> + 'static) {
         *self.before_set.borrow_mut() = Some(Box::new(hook));
     }
 
     /// Runs before every removal, once per key; an error fails the removal.
-    pub fn before_remove(&self, hook: impl Fn(&str) -> Result<(), PlatformError> + 'static) {
+    pub(crate) fn before_remove(&self, hook: impl Fn(&str) -> Result<(), PlatformError> + 'static) {
         *self.before_remove.borrow_mut() = Some(Box::new(hook));
     }
 
     /// Holds the next read of `key` back for `yields` turns of the executor.
-    pub fn delay_reads_of(&self, key: &str, yields: usize) {
+    pub(crate) fn delay_reads_of(&self, key: &str, yields: usize) {
         *self.slow_read.borrow_mut() = Some((key.to_owned(), yields));
     }
 
-    pub fn clear_hooks(&self) {
+    pub(crate) fn clear_hooks(&self) {
         *self.before_set.borrow_mut() = None;
         *self.before_remove.borrow_mut() = None;
     }
 
-    pub fn value(&self, key: &str) -> Option<Value> {
+    pub(crate) fn value(&self, key: &str) -> Option<Value> {
         self.inner.value(key)
     }
 
-    pub fn put(&self, key: &str, value: Value) {
+    pub(crate) fn put(&self, key: &str, value: Value) {
         self.inner.put(key, value);
     }
 
     /// Stored keys starting with `prefix`, sorted.
-    pub fn keys_with(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn keys_with(&self, prefix: &str) -> Vec<String> {
         let keys = futures::executor::block_on(self.inner.keys()).unwrap_or_default();
         keys.into_iter().filter(|key| key.starts_with(prefix)).collect()
     }
@@ -94,21 +93,6 @@ impl Storage for HookedStorage {
         }
         self.writes.borrow_mut().push(key.to_owned());
         self.inner.set(key, value).await
-    }
-    async fn get_many(&self, keys: &[String]) -> Result<Map<String, Value>, PlatformError> {
-        yield_now().await;
-        self.reads.borrow_mut().extend(keys.iter().cloned());
-        self.inner.get_many(keys).await
-    }
-    async fn set_many(&self, items: Map<String, Value>) -> Result<(), PlatformError> {
-        yield_now().await;
-        if let Some(hook) = self.before_set.borrow().as_ref() {
-            for key in items.keys() {
-                hook(key)?;
-            }
-        }
-        self.writes.borrow_mut().extend(items.keys().cloned());
-        self.inner.set_many(items).await
     }
     async fn remove(&self, keys: &[String]) -> Result<(), PlatformError> {
         yield_now().await;

@@ -1,0 +1,235 @@
+//! The worker and its single message router: one owner per message family.
+//!
+//! Every panel→worker request enters here. Messages without a string
+//! `requestId` are not for the worker and get no answer; a broken envelope
+//! with a `requestId` gets an error answer; a known type the worker does not
+//! serve gets `UNROUTED_MESSAGE`. The route below is the one map from a
+//! message type to the module that answers it.
+
+use crate::envelope::{self, Request, RequestError};
+use crate::platform::Platform;
+use crate::recovery;
+use crate::recovery_tabs::RecoveryTabs;
+use crate::runs::{self, Runs};
+use crate::sessions::{self, SessionStore, Sessions};
+use crate::{bootstrap, page_client, settings, theme, title};
+use protocol::Payload;
+use serde_json::Value;
+
+/// The worker: its platform and the state that lives as long as the worker
+/// instance (Chrome may stop it at any time; nothing here must outlive that).
+pub struct Worker<P: Platform> {
+    pub(crate) platform: P,
+    /// The storage mutation queue and the chat repository's per-instance
+    /// state; every stored-data write goes through its queue.
+    pub(crate) store: SessionStore,
+    /// Reservations, active runs and the banners they wait on. Run messages
+    /// are handled concurrently; this state is only borrowed between awaits.
+    pub(crate) runs: Runs,
+    /// Tabs on which a revert or snapshot restore/delete is running.
+    pub(crate) recovery: RecoveryTabs,
+}
+
+impl<P: Platform> Worker<P> {
+    /// A fresh worker instance on `platform` (Chrome starts one whenever it
+    /// wakes the service worker).
+    pub fn new(platform: P) -> Self {
+        Worker {
+            platform,
+            store: SessionStore::new(),
+            runs: Runs::new(),
+            recovery: RecoveryTabs::new(),
+        }
+    }
+
+    /// Answers one runtime message; `None` means the message is not the
+    /// worker's to answer.
+    pub async fn handle_message(&self, message: &Value) -> Option<Value> {
+        let reply_id = envelope::reply_request_id(message)?;
+        let run_id = message.get("runId").and_then(Value::as_str);
+        let answer = match envelope::check(message) {
+            Ok(request) => self.route(request).await,
+            Err(error) => Err(error),
+        };
+        Some(match answer {
+            Ok(data) => envelope::success(reply_id, run_id, data),
+            Err(error) => envelope::failure(reply_id, run_id, &error),
+        })
+    }
+
+    async fn route(&self, request: Request) -> Result<Value, RequestError> {
+        let p = &self.platform;
+        let run_id = request.run_id.as_deref().unwrap_or_default();
+        match request.payload {
+            Payload::LoadTheme(_) => theme::load(p.storage()).await,
+            Payload::SaveTheme(save) => theme::save(p.storage(), &save).await,
+            Payload::LoadSettings(_) => Ok(settings::load(p.storage()).await?),
+            Payload::SaveSettings(save) => Ok(settings::save(p.storage(), &self.store.queue, &save).await?),
+            payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
+                page_client::route(p, &payload).await
+            }
+            Payload::GenerateSessionTitle(request) => title::route(p.network(), p.clock(), request).await,
+            payload @ (Payload::AiRunReserve(_)
+            | Payload::AiStreamStart(_)
+            | Payload::AiStreamCancel(_)
+            | Payload::AiRunStatus(_)
+            | Payload::AiToolPreflightResolve(_)
+            | Payload::AiToolApprovalResolve(_)) => {
+                runs::route(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
+            }
+            payload @ (Payload::EditCheckpointRevert(_)
+            | Payload::DocumentSnapshotList(_)
+            | Payload::DocumentSnapshotPreview(_)
+            | Payload::DocumentSnapshotRestore(_)
+            | Payload::DocumentSnapshotDelete(_)) => {
+                recovery::route(p, &self.runs, &self.store, &self.recovery, payload).await
+            }
+            payload @ (Payload::SessionList(_)
+            | Payload::SessionCreate(_)
+            | Payload::SessionGet(_)
+            | Payload::SessionUpdate(_)
+            | Payload::SessionDelete(_)
+            | Payload::SessionListAllGrouped(_)
+            | Payload::SessionDeleteByProject(_)
+            | Payload::SessionStorageStatus(_)
+            | Payload::SessionExport(_)
+            | Payload::SessionImport(_)) => sessions::route(&self.sessions(), payload).await,
+            other => Err(RequestError::unrouted(other.message_type())),
+        }
+    }
+
+    /// The chat repository over this worker's storage, clock and queue.
+    pub(crate) fn sessions(&self) -> Sessions<'_, P::Storage, P::Clock> {
+        Sessions::new(self.platform.storage(), self.platform.clock(), &self.store)
+    }
+
+    /// The start-up repair sequence; returns what went wrong, step by step.
+    pub async fn bootstrap(&self) -> Vec<String> {
+        let p = &self.platform;
+        bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fakes::{FakePlatform, block_on, code, data};
+    use serde_json::json;
+
+    fn worker() -> Worker<FakePlatform> {
+        Worker::new(FakePlatform::default())
+    }
+
+    #[test]
+    fn answers_theme_requests_with_response_envelopes() {
+        let worker = worker();
+        let saved = block_on(
+            worker.handle_message(&json!({"type": "SAVE_THEME", "requestId": "a", "payload": {"theme": "light"}})),
+        );
+        assert_eq!(
+            saved,
+            Some(json!({"type": "PROTOCOL_RESPONSE", "requestId": "a", "payload": {"ok": true, "data": {"ok": true}}}))
+        );
+        let loaded = block_on(worker.handle_message(&json!({"type": "LOAD_THEME", "requestId": "b", "payload": {}})));
+        assert_eq!(loaded.map(|r| r["payload"]["data"].clone()), Some(json!("light")));
+    }
+
+    #[test]
+    fn a_bad_theme_payload_is_refused_before_anything_is_stored() {
+        let worker = worker();
+        for (payload, code) in [
+            (json!({}), "MISSING_PAYLOAD_FIELD"),
+            (json!({"theme": ""}), "INVALID_THEME"),
+            (json!({"theme": "  "}), "INVALID_THEME"),
+            (json!({"theme": 1}), "INVALID_THEME"),
+            (json!({"theme": "light", "extra": 1}), "UNKNOWN_PAYLOAD_FIELD"),
+        ] {
+            let answer =
+                block_on(worker.handle_message(&json!({"type": "SAVE_THEME", "requestId": "a", "payload": payload})));
+            assert_eq!(
+                answer.map(|r| r["payload"]["error"]["code"].clone()),
+                Some(json!(code)),
+                "{payload}"
+            );
+        }
+        assert_eq!(worker.platform.browser.storage.value(crate::theme::THEME_KEY), None);
+    }
+
+    #[test]
+    fn ignores_messages_without_a_request_id() {
+        let worker = worker();
+        assert_eq!(
+            block_on(worker.handle_message(&json!({"type": "LOAD_THEME", "payload": {}}))),
+            None
+        );
+        assert_eq!(block_on(worker.handle_message(&json!("LOAD_THEME"))), None);
+    }
+
+    #[test]
+    fn answers_broken_and_unrouted_messages_with_errors() {
+        let worker = worker();
+        let code =
+            |message: Value| block_on(worker.handle_message(&message)).map(|r| r["payload"]["error"]["code"].clone());
+        assert_eq!(
+            code(json!({"type": "NOT_A_TYPE", "requestId": "x", "payload": {}})),
+            Some(json!("UNKNOWN_MESSAGE_TYPE"))
+        );
+        assert_eq!(
+            code(json!({"type": "LOAD_THEME", "requestId": "x", "payload": {"a": 1}})),
+            Some(json!("UNKNOWN_PAYLOAD_FIELD"))
+        );
+        assert_eq!(
+            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": "p"}})),
+            Some(json!("UNROUTED_MESSAGE"))
+        );
+        let with_run =
+            block_on(worker.handle_message(
+                &json!({"type": "AI_STREAM_CANCEL", "requestId": "x", "runId": "run-1", "payload": {}}),
+            ));
+        assert_eq!(with_run.map(|r| r["runId"].clone()), Some(json!("run-1")));
+    }
+
+    #[test]
+    fn settings_requests_round_trip_and_report_storage_failures() {
+        let worker = worker();
+        assert_eq!(
+            data(&worker, "LOAD_SETTINGS", json!({}))["maxHistoryMessages"],
+            json!(40)
+        );
+        let model = json!({"id": "m1", "name": "M", "apiBaseUrl": "https://api.example/v1", "apiKey": "k",
+            "modelId": "x", "supportsVision": false, "reasoningEffort": "default"});
+        let saved = data(
+            &worker,
+            "SAVE_SETTINGS",
+            json!({"settings": {}, "modelMutation": {"type": "upsert", "record": model}}),
+        );
+        assert_eq!(saved["ok"], json!(true));
+        assert_eq!(saved["settings"]["activeModelId"], json!("m1"));
+        let loaded = data(&worker, "LOAD_SETTINGS", json!({}));
+        assert_eq!(
+            crate::settings::active_model(&loaded).map(|m| m["modelId"].clone()),
+            Some(json!("x"))
+        );
+        assert_eq!(
+            code(
+                &worker,
+                "SAVE_SETTINGS",
+                json!({"settings": {}, "modelMutation": {"type": "select", "id": "zz"}})
+            ),
+            json!("UNKNOWN_MODEL")
+        );
+        worker
+            .platform
+            .browser
+            .storage
+            .fail_writes("QUOTA_BYTES quota exceeded");
+        assert_eq!(
+            code(&worker, "SAVE_SETTINGS", json!({"settings": {"systemPrompt": "x"}})),
+            json!("STORAGE_QUOTA_EXCEEDED")
+        );
+        assert_eq!(
+            code(&worker, "SESSION_CREATE", json!({"projectId": "p"})),
+            json!("STORAGE_QUOTA_EXCEEDED")
+        );
+    }
+}
