@@ -132,58 +132,58 @@ impl EditRefusal {
 /// Why a show or apply produced no success: the page refused (nothing
 /// changed), or the request never got a trustworthy answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EditError {
+pub enum PageEditError {
     /// The page said no; nothing changed.
     Refused(EditRefusal),
     /// The bridge failed, or the answer broke the contract.
     Page(PageError),
 }
 
-impl EditError {
+impl PageEditError {
     /// The refusal's or the page error's code.
     pub fn code(&self) -> &str {
         match self {
-            EditError::Refused(refusal) => refusal.code(),
-            EditError::Page(error) => &error.code,
+            PageEditError::Refused(refusal) => refusal.code(),
+            PageEditError::Page(error) => &error.code,
         }
     }
 
     /// The refusal's or the page error's sentence.
     pub fn message(&self) -> &str {
         match self {
-            EditError::Refused(refusal) => refusal.message(),
-            EditError::Page(error) => &error.message,
+            PageEditError::Refused(refusal) => refusal.message(),
+            PageEditError::Page(error) => &error.message,
         }
     }
 
     /// What moved on, for a stale refusal.
     pub fn stale_reason(&self) -> Option<StaleReason> {
         match self {
-            EditError::Refused(refusal) => refusal.stale_reason(),
-            EditError::Page(_) => None,
+            PageEditError::Refused(refusal) => refusal.stale_reason(),
+            PageEditError::Page(_) => None,
         }
     }
 
     /// The request was stopped. For an apply this means "outcome unknown":
     /// the page may have dispatched before the cancel reached it.
     pub fn is_cancelled(&self) -> bool {
-        matches!(self, EditError::Page(error) if error.is_cancelled())
+        matches!(self, PageEditError::Page(error) if error.is_cancelled())
     }
 }
 
-impl From<PageError> for EditError {
+impl From<PageError> for PageEditError {
     fn from(error: PageError) -> Self {
-        EditError::Page(error)
+        PageEditError::Page(error)
     }
 }
 
-impl std::fmt::Display for EditError {
+impl std::fmt::Display for PageEditError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} ({})", self.message(), self.code())
     }
 }
 
-impl std::error::Error for EditError {}
+impl std::error::Error for PageEditError {}
 
 /// The page drew the proposal over the editor (or tried to).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,26 +246,26 @@ fn bridge_id_ok(value: &str) -> bool {
 
 /// The edit requests are run-scoped: the page binds its preview to the run id
 /// and refuses an envelope without one.
-pub fn check_run_id(run_id: &str) -> Result<(), EditError> {
+pub fn check_run_id(run_id: &str) -> Result<(), PageEditError> {
     if bridge_id_ok(run_id) {
         Ok(())
     } else {
-        Err(EditError::Page(PageError::new(
+        Err(PageEditError::Page(PageError::new(
             INVALID_RUN_ID,
             "An editor edit request needs a run id of at most 200 characters.",
         )))
     }
 }
 
-fn prepared_edit_payload(message_type: MessageType, value: Value) -> Result<Map<String, Value>, EditError> {
+fn prepared_edit_payload(message_type: MessageType, value: Value) -> Result<Map<String, Value>, PageEditError> {
     match parse_payload(message_type, &value) {
         Ok(_) => match value {
             Value::Object(map) => Ok(map),
-            _ => Err(EditError::Page(PageError::invalid(
+            _ => Err(PageEditError::Page(PageError::invalid(
                 "A prepared edit must be an object.",
             ))),
         },
-        Err(error) => Err(EditError::Refused(EditRefusal::InvalidPreparedEdit {
+        Err(error) => Err(PageEditError::Refused(EditRefusal::InvalidPreparedEdit {
             message: format!("{} ({})", error.message, error.path),
         })),
     }
@@ -274,19 +274,19 @@ fn prepared_edit_payload(message_type: MessageType, value: Value) -> Result<Map<
 /// The wire payload of a `PAGE_SHOW_EDIT_PREVIEW`, checked by the same rules
 /// the page applies (bounded text, 1..128 sorted in-range changes, a valid
 /// diff), so a refusal costs no page round trip.
-pub fn show_payload(request: &PageShowEditPreview) -> Result<Map<String, Value>, EditError> {
+pub fn show_payload(request: &PageShowEditPreview) -> Result<Map<String, Value>, PageEditError> {
     prepared_edit_payload(MessageType::PageShowEditPreview, protocol_value(request))
 }
 
 /// The wire payload of a `PAGE_APPLY_EDIT`, checked like [`show_payload`].
-pub fn apply_payload(request: &PageApplyEdit) -> Result<Map<String, Value>, EditError> {
+pub fn apply_payload(request: &PageApplyEdit) -> Result<Map<String, Value>, PageEditError> {
     prepared_edit_payload(MessageType::PageApplyEdit, protocol_value(request))
 }
 
 /// The wire payload of a `PAGE_CLEAR_EDIT_PREVIEW`.
-pub fn clear_payload(call_id: &str) -> Result<Map<String, Value>, EditError> {
+pub fn clear_payload(call_id: &str) -> Result<Map<String, Value>, PageEditError> {
     if !bridge_id_ok(call_id) {
-        return Err(EditError::Page(PageError::new(
+        return Err(PageEditError::Page(PageError::new(
             INVALID_CALL_ID,
             "A preview is cleared by its call id (at most 200 characters).",
         )));
@@ -295,7 +295,7 @@ pub fn clear_payload(call_id: &str) -> Result<Map<String, Value>, EditError> {
         call_id: call_id.to_owned(),
     }) {
         Value::Object(map) => Ok(map),
-        _ => Err(EditError::Page(PageError::invalid(
+        _ => Err(PageEditError::Page(PageError::invalid(
             "A call reference must be an object.",
         ))),
     }
@@ -366,12 +366,12 @@ fn refusal(request: MessageType, result: &Map<String, Value>) -> Result<EditRefu
 }
 
 /// Splits `{ok:true, …}` from a refusal.
-fn success(request: MessageType, data: &Value) -> Result<Map<String, Value>, EditError> {
+fn success(request: MessageType, data: &Value) -> Result<Map<String, Value>, PageEditError> {
     let result = result_of(request, data)?;
     match result.get("ok") {
         Some(Value::Bool(true)) => Ok(result),
-        Some(Value::Bool(false)) => Err(EditError::Refused(refusal(request, &result)?)),
-        _ => Err(EditError::Page(invalid(request, "ok must be a boolean"))),
+        Some(Value::Bool(false)) => Err(PageEditError::Refused(refusal(request, &result)?)),
+        _ => Err(PageEditError::Page(invalid(request, "ok must be a boolean"))),
     }
 }
 
@@ -393,7 +393,7 @@ fn preview_rows(request: &PageShowEditPreview) -> (u64, u64, u64) {
 /// counts must be what drawing this exact diff yields: all its changed rows,
 /// or — when truncated — no more than it holds, and only if it has more than
 /// [`MAX_INLINE_DIFF_ROWS`] rows.
-pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<PreviewOutcome, EditError> {
+pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<PreviewOutcome, PageEditError> {
     let ty = MessageType::PageShowEditPreview;
     let result = success(ty, data)?;
     let warning = match result.get("warning") {
@@ -411,7 +411,7 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
             warning,
         ) {
             (true, Some(false), Some(warning)) => Ok(PreviewOutcome::Unavailable { warning }),
-            _ => Err(EditError::Page(invalid(
+            _ => Err(PageEditError::Page(invalid(
                 ty,
                 "an undrawn preview needs shown:false and a warning",
             ))),
@@ -428,7 +428,7 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
         "warning",
     ];
     if !only(&result, &allowed) || result.get("presentation").and_then(Value::as_str) != Some(EDITOR_DIFF_SURFACE) {
-        return Err(EditError::Page(invalid(ty, "unexpected fields or presentation")));
+        return Err(PageEditError::Page(invalid(ty, "unexpected fields or presentation")));
     }
     let (Some(shown), Some(changes_previewed), Some(additions), Some(deletions), Some(truncated)) = (
         flag(&result, "shown"),
@@ -437,7 +437,7 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
         count(&result, "deletions_rendered"),
         flag(&result, "truncated"),
     ) else {
-        return Err(EditError::Page(invalid(ty, "missing or mistyped counts")));
+        return Err(PageEditError::Page(invalid(ty, "missing or mistyped counts")));
     };
     let (inserted_rows, deleted_rows, all_rows) = preview_rows(request);
     let consistent = changes_previewed == request.changes.len() as u64
@@ -451,7 +451,7 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
         }
         && warning.is_some() == (!shown || truncated);
     if !consistent {
-        return Err(EditError::Page(invalid(
+        return Err(PageEditError::Page(invalid(
             ty,
             "the counts do not match the requested diff",
         )));
@@ -468,11 +468,11 @@ pub fn parse_show_answer(request: &PageShowEditPreview, data: &Value) -> Result<
 
 /// Reads the page's answer to `request` (a `PAGE_APPLY_EDIT`): every change
 /// was applied in one transaction and the review flag is the one sent.
-pub fn parse_apply_answer(request: &PageApplyEdit, data: &Value) -> Result<EditApplied, EditError> {
+pub fn parse_apply_answer(request: &PageApplyEdit, data: &Value) -> Result<EditApplied, PageEditError> {
     let ty = MessageType::PageApplyEdit;
     let result = success(ty, data)?;
     if !only(&result, &["ok", "edits_applied", "reviewed_diff"]) {
-        return Err(EditError::Page(invalid(ty, "unexpected fields")));
+        return Err(PageEditError::Page(invalid(ty, "unexpected fields")));
     }
     match (count(&result, "edits_applied"), flag(&result, "reviewed_diff")) {
         (Some(edits_applied), Some(reviewed_diff))
@@ -483,7 +483,10 @@ pub fn parse_apply_answer(request: &PageApplyEdit, data: &Value) -> Result<EditA
                 reviewed_diff,
             })
         }
-        _ => Err(EditError::Page(invalid(ty, "the receipt does not match the request"))),
+        _ => Err(PageEditError::Page(invalid(
+            ty,
+            "the receipt does not match the request",
+        ))),
     }
 }
 

@@ -18,7 +18,7 @@
 //! - [`preview`]: `PAGE_GET_PREVIEW` ([`preview::PagePreview`]).
 //! - [`probe`]: `PAGE_GET_PROBE` ([`probe::PageProbe`]).
 //! - [`edit_requests`]: `PAGE_SHOW_EDIT_PREVIEW`, `PAGE_APPLY_EDIT` and
-//!   `PAGE_CLEAR_EDIT_PREVIEW` (request checks, [`edit_requests::EditError`]).
+//!   `PAGE_CLEAR_EDIT_PREVIEW` (request checks, [`edit_requests::PageEditError`]).
 //!
 //! The page scripts enforce the same bounds: they read them from
 //! `protocol-constants.js`, which `cargo xtask codegen` generates from the
@@ -35,8 +35,3 @@ pub mod request;
 pub mod workspace;
 
 pub use request::{PageError, page_request, unwrap_page_response};
-
-/// The module's former name, kept only until worker-core imports
-/// [`edit_requests`] (four modules of the workspace were called `edits`).
-#[doc(hidden)]
-pub use edit_requests as edits;

@@ -17,7 +17,7 @@ use crate::race::first_of;
 use crate::tabs::is_typst_app_url;
 use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
-use content_bridge::edits::{self, EditApplied, EditError, PreviewOutcome};
+use content_bridge::edit_requests::{self, EditApplied, PageEditError, PreviewOutcome};
 use content_bridge::preview::PagePreview;
 use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
@@ -188,7 +188,7 @@ pub(crate) async fn probe<P: Platform>(
 /// before it is sent (a bad change set is refused here with
 /// `INVALID_PREPARED_EDIT` and reaches no page). The page refuses a stale
 /// editor (`STALE_EDIT_PREVIEW` with its reason), a missing editor and a
-/// preview owned by another call ([`EditError::Refused`]); an overlay that
+/// preview owned by another call ([`PageEditError::Refused`]); an overlay that
 /// could not be drawn is [`PreviewOutcome::Unavailable`], not an error.
 pub(crate) async fn show_edit_preview<P: Platform>(
     platform: &P,
@@ -196,9 +196,9 @@ pub(crate) async fn show_edit_preview<P: Platform>(
     run_id: &str,
     request: &PageShowEditPreview,
     cancel: &Cancellation,
-) -> Result<PreviewOutcome, EditError> {
-    edits::check_run_id(run_id)?;
-    let payload = edits::show_payload(request)?;
+) -> Result<PreviewOutcome, PageEditError> {
+    edit_requests::check_run_id(run_id)?;
+    let payload = edit_requests::show_payload(request)?;
     let data = send_page_request(
         platform,
         tab_id,
@@ -208,13 +208,13 @@ pub(crate) async fn show_edit_preview<P: Platform>(
         cancel,
     )
     .await?;
-    edits::parse_show_answer(request, &data)
+    edit_requests::parse_show_answer(request, &data)
 }
 
 /// `PAGE_APPLY_EDIT`: the page compares file label, editor token and the
 /// exact text, then applies every change in one CodeMirror transaction and
 /// removes this call's preview. A refusal changed nothing. A `CANCELLED`
-/// result ([`EditError::is_cancelled`]) means the outcome is unknown: the
+/// result ([`PageEditError::is_cancelled`]) means the outcome is unknown: the
 /// page may have applied the edit before the Stop reached it, so the caller
 /// reads the document again before deciding.
 pub(crate) async fn apply_edit<P: Platform>(
@@ -223,9 +223,9 @@ pub(crate) async fn apply_edit<P: Platform>(
     run_id: &str,
     request: &PageApplyEdit,
     cancel: &Cancellation,
-) -> Result<EditApplied, EditError> {
-    edits::check_run_id(run_id)?;
-    let payload = edits::apply_payload(request)?;
+) -> Result<EditApplied, PageEditError> {
+    edit_requests::check_run_id(run_id)?;
+    let payload = edit_requests::apply_payload(request)?;
     let data = send_page_request(
         platform,
         tab_id,
@@ -235,7 +235,7 @@ pub(crate) async fn apply_edit<P: Platform>(
         cancel,
     )
     .await?;
-    edits::parse_apply_answer(request, &data)
+    edit_requests::parse_apply_answer(request, &data)
 }
 
 /// `PAGE_CLEAR_EDIT_PREVIEW`: removes the preview of `run_id`/`call_id`
@@ -248,9 +248,9 @@ pub(crate) async fn clear_edit_preview<P: Platform>(
     tab_id: u64,
     run_id: &str,
     call_id: &str,
-) -> Result<bool, EditError> {
-    edits::check_run_id(run_id)?;
-    let payload = edits::clear_payload(call_id)?;
+) -> Result<bool, PageEditError> {
+    edit_requests::check_run_id(run_id)?;
+    let payload = edit_requests::clear_payload(call_id)?;
     let data = send_page_request(
         platform,
         tab_id,
@@ -260,7 +260,7 @@ pub(crate) async fn clear_edit_preview<P: Platform>(
         &Cancellation::new(),
     )
     .await?;
-    Ok(edits::parse_clear_answer(&data)?)
+    Ok(edit_requests::parse_clear_answer(&data)?)
 }
 
 // ----- which tab a panel request is for -----

@@ -71,7 +71,7 @@ fn drawn() -> Value {
         "additions_rendered": 1, "deletions_rendered": 1, "truncated": false}})
 }
 
-fn code_of<T: std::fmt::Debug>(result: Result<T, EditError>) -> String {
+fn code_of<T: std::fmt::Debug>(result: Result<T, PageEditError>) -> String {
     match result {
         Ok(value) => format!("ok: {value:?}"),
         Err(error) => error.code().to_owned(),
@@ -215,7 +215,7 @@ fn refusals_keep_their_code_and_stale_reason() {
         let data = json!({"result": {"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
             "error": "The editor changed."}});
         let error = parse_apply_answer(&apply_request(true), &data).err();
-        assert_eq!(error.as_ref().map(EditError::code), Some(STALE_EDIT_PREVIEW));
+        assert_eq!(error.as_ref().map(PageEditError::code), Some(STALE_EDIT_PREVIEW));
         assert_eq!(
             error.and_then(|e| e.stale_reason()).map(StaleReason::as_str),
             Some(reason)
@@ -224,7 +224,7 @@ fn refusals_keep_their_code_and_stale_reason() {
     for code in [EDITOR_UNAVAILABLE, EDIT_PREVIEW_BUSY, INVALID_PREPARED_EDIT] {
         let data = json!({"result": {"ok": false, "code": code, "error": "No."}});
         let error = parse_show_answer(&show_request(), &data).err();
-        assert!(matches!(&error, Some(EditError::Refused(r)) if r.code() == code && r.message() == "No."));
+        assert!(matches!(&error, Some(PageEditError::Refused(r)) if r.code() == code && r.message() == "No."));
         assert_eq!(error.and_then(|e| e.stale_reason()), None);
     }
 }
@@ -241,7 +241,7 @@ fn malformed_refusals_are_invalid_answers_not_refusals() {
     ] {
         let data = json!({ "result": result });
         assert!(
-            matches!(parse_apply_answer(&apply_request(false), &data), Err(EditError::Page(ref e)) if e.code == "INVALID_PAGE_RESPONSE"),
+            matches!(parse_apply_answer(&apply_request(false), &data), Err(PageEditError::Page(ref e)) if e.code == "INVALID_PAGE_RESPONSE"),
             "{data}"
         );
     }

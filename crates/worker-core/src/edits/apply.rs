@@ -24,7 +24,7 @@ use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
 use crate::runs::{self, CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
 use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
-use content_bridge::edits::{EditError as PageEditError, PreviewOutcome, StaleReason};
+use content_bridge::edit_requests::{PageEditError, PreviewOutcome, StaleReason};
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;

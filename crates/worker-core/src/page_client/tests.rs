@@ -258,10 +258,10 @@ fn a_stale_editor_is_a_refusal_with_its_reason() {
         &Cancellation::new(),
     ));
     let error = refused.err();
-    assert_eq!(error.as_ref().map(EditError::code), Some("STALE_EDIT_PREVIEW"));
+    assert_eq!(error.as_ref().map(PageEditError::code), Some("STALE_EDIT_PREVIEW"));
     assert_eq!(
         error.and_then(|e| e.stale_reason()),
-        Some(content_bridge::edits::StaleReason::Document)
+        Some(content_bridge::edit_requests::StaleReason::Document)
     );
 }
 
@@ -275,7 +275,7 @@ fn bad_edit_requests_reach_no_page() {
         to: 2,
         insert: String::new(),
     });
-    let code = |result: Result<EditApplied, EditError>| result.map_err(|e| e.code().to_owned());
+    let code = |result: Result<EditApplied, PageEditError>| result.map_err(|e| e.code().to_owned());
     assert_eq!(
         code(block_on(apply_edit(&platform, 7, "run-1", &overlapping, &never))),
         Err("INVALID_PREPARED_EDIT".to_owned())
@@ -298,7 +298,7 @@ fn clearing_is_sent_even_after_the_run_was_stopped() {
     let stopped = Cancellation::new();
     stopped.cancel();
     let show = block_on(show_edit_preview(&platform, 7, "run-1", &prepared_show(), &stopped));
-    assert!(show.as_ref().is_err_and(EditError::is_cancelled), "{show:?}");
+    assert!(show.as_ref().is_err_and(PageEditError::is_cancelled), "{show:?}");
     assert_eq!(block_on(clear_edit_preview(&platform, 7, "run-1", "call-1")), Ok(false));
     let sent = platform.pages.sent();
     assert_eq!(sent.len(), 1);
