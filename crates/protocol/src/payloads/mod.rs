@@ -25,7 +25,9 @@ pub use page::{PageApplyEdit, PageCancelRequest, PageShowEditPreview};
 pub use recovery::{EditCheckpointRevert, SnapshotRequest, SnapshotScope};
 pub use registries::{ProbeMcpServer, RegistryMutation, SaveCustomTools, SaveMcpServers};
 pub use response::{ResponseError, ResponsePayload};
-pub use runs::{AiStreamStart, RunReserve, RunStatus, RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem};
+pub use runs::{
+    AiStreamStart, RunReserve, RunStatus, RunSummary, RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem,
+};
 pub use sessions::{GenerateSessionTitle, ProjectRef, SessionCreate, SessionImport, SessionRef, SessionUpdate};
 pub use settings::{SaveSettings, SaveTheme, SettingsField};
 pub use tabs::{ActiveTabChanged, QuickAttach, QuickAttachDrain, QuickAttachOrigin};

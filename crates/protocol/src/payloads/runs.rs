@@ -149,6 +149,96 @@ impl RunStatus {
     }
 }
 
+/// One run in progress, as an `AI_RUN_STATUS` answer lists it. The worker
+/// writes these and the panel reads them back, so both use this record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// The run's id.
+    pub run_id: String,
+    /// The tab the run reads and edits.
+    pub tab_id: u64,
+    /// The project the run was started in.
+    pub project_id: String,
+    /// The chat the run answers.
+    pub session_id: String,
+    /// When the run was admitted (`Date.now()` milliseconds).
+    pub started_at: f64,
+}
+
+impl RunSummary {
+    /// The answer's JSON form (`startedAt` an integer when whole, as `Date.now()` is).
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({
+            "runId": self.run_id,
+            "tabId": self.tab_id,
+            "projectId": self.project_id,
+            "sessionId": self.session_id,
+            "startedAt": crate::js::number_value(self.started_at),
+        })
+    }
+
+    /// Reads one entry of an answer. The panel needs the run id and the tab;
+    /// an entry without them is skipped (`None`), missing text fields read as
+    /// empty and a missing start time as 0, so one odd entry costs nothing.
+    pub fn from_value(item: &Value) -> Option<RunSummary> {
+        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let run_id = text("runId");
+        if run_id.is_empty() {
+            return None;
+        }
+        Some(RunSummary {
+            run_id,
+            tab_id: item.get("tabId").and_then(crate::js::as_safe_uint)?,
+            project_id: text("projectId"),
+            session_id: text("sessionId"),
+            started_at: item.get("startedAt").and_then(crate::js::as_number).unwrap_or(0.0),
+        })
+    }
+
+    /// The newest run of an `AI_RUN_STATUS` answer.
+    pub fn latest(answer: &Value) -> Option<RunSummary> {
+        answer
+            .as_array()?
+            .iter()
+            .filter_map(RunSummary::from_value)
+            .max_by(|a, b| a.started_at.total_cmp(&b.started_at))
+    }
+}
+
+#[cfg(test)]
+mod run_summary_tests {
+    use super::RunSummary;
+    use serde_json::json;
+
+    #[test]
+    fn a_summary_reads_back_and_the_newest_wins() {
+        let first = RunSummary {
+            run_id: "run-1".into(),
+            tab_id: 7,
+            project_id: "p".into(),
+            session_id: "s".into(),
+            started_at: 10.0,
+        };
+        assert_eq!(
+            first.to_value(),
+            json!({"runId": "run-1", "tabId": 7, "projectId": "p", "sessionId": "s", "startedAt": 10})
+        );
+        assert_eq!(RunSummary::from_value(&first.to_value()), Some(first.clone()));
+        let answer = json!([
+            first.to_value(),
+            {"runId": "run-2", "tabId": 8, "startedAt": 20.5},
+            {"runId": "", "tabId": 9, "startedAt": 99},
+            {"runId": "run-4", "tabId": -1, "startedAt": 99},
+            "junk"
+        ]);
+        assert_eq!(
+            RunSummary::latest(&answer).map(|r| (r.run_id, r.tab_id)),
+            Some(("run-2".into(), 8))
+        );
+        assert_eq!(RunSummary::latest(&json!({})), None);
+    }
+}
+
 /// Which stream a delta belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
