@@ -43,20 +43,3 @@ impl fmt::Display for ProtocolError {
 }
 
 impl std::error::Error for ProtocolError {}
-
-/// The general response codes as `&str`, for callers that build error
-/// bodies by hand. Each is the [`ErrorCode`] variant's string, not a copy.
-pub mod response_codes {
-    use super::ErrorCode;
-
-    /// An error without a code of its own.
-    pub const INTERNAL_ERROR: &str = ErrorCode::InternalError.as_str();
-    /// Default code when a failed response carries none.
-    pub const REQUEST_FAILED: &str = ErrorCode::RequestFailed.as_str();
-    /// A valid message type the worker has no route for.
-    pub const UNROUTED_MESSAGE: &str = ErrorCode::UnroutedMessage.as_str();
-    /// The run was cancelled.
-    pub const CANCELLED: &str = ErrorCode::Cancelled.as_str();
-    /// An operation ran out of time.
-    pub const TIMEOUT: &str = ErrorCode::Timeout.as_str();
-}

@@ -231,6 +231,6 @@ pub const QUICK_ATTACH_TTL_MS: u32 = 30_000;
 pub const MAX_QUICK_ATTACH_QUEUE: u32 = 32;
 
 /// Converts a `u32` limit to `usize` for comparisons with lengths.
-pub(crate) const fn to_usize(limit: u32) -> usize {
+pub const fn to_usize(limit: u32) -> usize {
     limit as usize
 }

@@ -5,7 +5,7 @@
 //! it made (see [`crate::page_response`] for the page's answers).
 
 use super::fields::{PAYLOAD, exact, fail};
-use crate::error::{ErrorCode, ProtocolError, response_codes};
+use crate::error::{ErrorCode, ProtocolError};
 use crate::js;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
@@ -35,7 +35,7 @@ impl ResponseError {
 
     /// A bare message becomes `INTERNAL_ERROR` (the original's string case).
     pub fn internal(message: impl Into<String>) -> ResponseError {
-        ResponseError::new(response_codes::INTERNAL_ERROR, message)
+        ResponseError::new(ErrorCode::InternalError.as_str(), message)
     }
 
     /// Attaches details (`null` means none).
