@@ -22,7 +22,7 @@ use content_bridge::preview::PagePreview;
 use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
-use protocol::error::response_codes::REQUEST_FAILED;
+use protocol::ErrorCode;
 use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, Payload};
 use serde::Serialize;
@@ -68,7 +68,7 @@ async fn send_page_request<P: Platform>(
     let envelope = page_request(message_type, &request_id, run_id, payload)?;
     match cancel.race(platform.pages().send(tab, envelope)).await {
         Ok(Ok(answer)) => unwrap_page_response(&request_id, answer.as_ref()),
-        Ok(Err(failure)) => Err(PageError::new(REQUEST_FAILED, failure.0)),
+        Ok(Err(failure)) => Err(PageError::new(ErrorCode::RequestFailed.as_str(), failure.0)),
         Err(_) => {
             notify_cancel(platform, tab, &request_id, run_id).await;
             Err(cancelled())
@@ -273,7 +273,7 @@ async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64,
         let active = tabs
             .active()
             .await
-            .map_err(|failure| PageError::new(REQUEST_FAILED, failure.0))?;
+            .map_err(|failure| PageError::new(ErrorCode::RequestFailed.as_str(), failure.0))?;
         return active
             .filter(|tab| is_typst_app_url(&tab.url))
             .and_then(|tab| tab.id)
@@ -283,7 +283,7 @@ async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64,
     let tab = tabs
         .get(tab_key(tab_id)?)
         .await
-        .map_err(|failure| PageError::new(REQUEST_FAILED, failure.0))?;
+        .map_err(|failure| PageError::new(ErrorCode::RequestFailed.as_str(), failure.0))?;
     if !is_typst_app_url(&tab.url) {
         return Err(PageError::new(
             "NOT_TYPST_TAB",
