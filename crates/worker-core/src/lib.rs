@@ -20,6 +20,7 @@
 #![allow(async_fn_in_trait)]
 #![warn(missing_docs, unreachable_pub)]
 
+mod agent;
 mod batcher;
 mod bootstrap;
 mod cancel;

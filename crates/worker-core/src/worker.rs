@@ -6,11 +6,12 @@
 //! serve gets `UNROUTED_MESSAGE`. The route below is the one map from a
 //! message type to the module that answers it.
 
+use crate::agent;
 use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
-use crate::runs::{self, Runs};
+use crate::runs::Runs;
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, page_client, settings, theme, title};
 use protocol::Payload;
@@ -75,7 +76,7 @@ impl<P: Platform> Worker<P> {
             | Payload::AiRunStatus(_)
             | Payload::AiToolPreflightResolve(_)
             | Payload::AiToolApprovalResolve(_)) => {
-                runs::route(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
+                agent::route(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
             }
             payload @ (Payload::EditCheckpointRevert(_)
             | Payload::DocumentSnapshotList(_)

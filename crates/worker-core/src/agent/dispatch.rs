@@ -17,11 +17,7 @@ use crate::cancel::Cancelled;
 use crate::edits::run_editor_write;
 use crate::platform::Platform;
 use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
-use crate::tools::approval::authorize;
-use crate::tools::metadata::Effect;
-use crate::tools::page::{capabilities, check_tab};
-use crate::tools::read;
-use crate::tools::registry::ToolRegistry;
+use crate::tools::{Effect, ToolRegistry, authorize, capabilities, check_tab, run_read_tool};
 use serde_json::Value;
 
 /// The call as the provider sent it.
@@ -78,7 +74,7 @@ pub(crate) async fn dispatch<P: Platform>(
     if let Err(denied) = authorize(run, route, call.info(), &args, None).await? {
         return Ok(denied);
     }
-    let result = read::execute(run, call.info(), &args).await?;
+    let result = run_read_tool(run, call.info(), &args).await?;
     // A tab that navigated while the tool waited may have answered for
     // another page: such a result is dropped, never shown to the model.
     if route.uses_tab

@@ -20,21 +20,21 @@
 //! longer matches it, and only a complete run stores a new one (its outcome,
 //! or why it was not saved, rides on `AI_STREAM_DONE`).
 
+use crate::agent::dispatch::{Call, dispatch};
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
 use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
-use crate::runs::Runs;
-use crate::runs::auto_snapshot;
-use crate::runs::coordinator::{AdmissionError, RunIdentity};
-use crate::runs::state::{RunContext, ToolOutput, tool_failure};
-use crate::runs::transcript::ResponseStatus;
+use crate::runs::{
+    AdmissionError, ResponseStatus, RunContext, RunIdentity, Runs, ToolOutput, completed_response_snapshot,
+    invalidate_diverged_snapshot, invalidate_diverged_snapshot_at_end, tool_failure,
+};
 use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
 use crate::storage::StorageError;
-use crate::tools::{Call, RegistryError, ToolRegistry, dispatch, execution_order, page_context};
+use crate::tools::{RegistryError, ToolRegistry, execution_order, page_context};
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
@@ -192,7 +192,7 @@ async fn finish<P: Platform>(
         Ok(()) => match persist(run, store, start_messages, ResponseStatus::Complete).await {
             Ok(()) => {
                 // Only a complete response leaves a snapshot to return to.
-                let done = auto_snapshot::completed_response_snapshot(run).await;
+                let done = completed_response_snapshot(run).await;
                 run.events.emit_terminal(Payload::AiStreamDone(done));
                 return json!({ "ok": true, "runId": run_id });
             }
@@ -207,7 +207,7 @@ async fn finish<P: Platform>(
     let _ = persist(run, store, start_messages, ResponseStatus::Incomplete).await;
     // Whatever the run changed before it stopped, the chat's automatic
     // snapshot must not survive a document it no longer matches.
-    auto_snapshot::invalidate_diverged_snapshot_at_end(run).await;
+    invalidate_diverged_snapshot_at_end(run).await;
     if run.cancel.is_cancelled() || error.is_cancelled() {
         run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
             code: "CANCELLED".into(),
@@ -287,7 +287,7 @@ async fn check_start_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<(), Run
 /// since, and learns the focused file from the same read when neither the
 /// start nor the message named one.
 async fn learn_message_file<P: Platform>(run: &RunContext<'_, P>) -> Result<(), RunError> {
-    let live = auto_snapshot::invalidate_diverged_snapshot(run, &run.cancel).await;
+    let live = invalidate_diverged_snapshot(run, &run.cancel).await;
     check_cancelled(run)?;
     if run.message_file().is_none() {
         run.set_message_file(live.and_then(|live| live.context.active_file().cloned()));

@@ -9,27 +9,18 @@
 //! other run message is answered at once, so Stop and the banner buttons
 //! work while a run is streaming.
 
+use crate::agent::engine;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform};
 use crate::recovery_tabs::{RecoveryTabs, recovery_active_error};
-use crate::runs::coordinator::{AdmissionError, RunIdentity};
-use crate::runs::{RunSummary, Runs, engine};
+use crate::runs::{AdmissionError, RunIdentity, Runs};
 use crate::sessions::SessionStore;
+use protocol::payloads::RunSummary;
 use protocol::{Payload, js};
 use serde_json::{Value, json};
 
 fn admission_error(error: AdmissionError) -> RequestError {
     RequestError::new(error.code, error.message)
-}
-
-fn summary_value(run: &RunSummary) -> Value {
-    json!({
-        "runId": run.run_id,
-        "tabId": run.tab_id,
-        "projectId": run.project_id,
-        "sessionId": run.session_id,
-        "startedAt": js::number_value(run.started_at),
-    })
 }
 
 /// Answers one run message.
@@ -65,7 +56,7 @@ pub(crate) async fn route<P: Platform>(
         Payload::AiRunStatus(status) => Ok(Value::Array(
             runs.status(&status.project_id, &status.session_id)
                 .iter()
-                .map(summary_value)
+                .map(RunSummary::to_value)
                 .collect(),
         )),
         Payload::AiToolPreflightResolve(resolve) => {

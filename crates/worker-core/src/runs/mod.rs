@@ -1,216 +1,26 @@
-//! Agent runs: admission, the run loop, the waits for the user, the chat's
+//! Agent runs as the worker keeps them: admission, the runs in progress, the
+//! waits for the user, what one run carries while it works, the chat's
 //! automatic snapshot and the transcript the worker saves.
 //!
-//! [`Runs`] is the run state of one worker instance, shared by every message
-//! handler: `AI_RUN_RESERVE` and `AI_STREAM_START` go through the
-//! `coordinator`, `AI_STREAM_START` then drives the `engine` until the run
-//! ends (what a run carries while it works is `state`), while `AI_STREAM_CANCEL`, `AI_RUN_STATUS` and the two resolve
-//! messages are answered at once from other handlers. Handlers run
-//! concurrently on one thread, so the state sits in `RefCell`s that are only
-//! borrowed between awaits, never across one.
+//! [`Runs`] (`active`) is the run state of one worker instance, shared by
+//! every message handler; `AI_RUN_RESERVE` and `AI_STREAM_START` are admitted
+//! by the `coordinator`. What a run carries while it works is `state`
+//! ([`RunContext`]): the tools, the editor writes and the automatic snapshot
+//! all work on it. The loop that drives a run, and the run messages' routes,
+//! are [`crate::agent`], one floor up, because they call the tools.
 
+mod active;
 mod auto_snapshot;
 mod coordinator;
-mod engine;
-mod routes;
 mod state;
 mod transcript;
 mod waiters;
 
-#[cfg(test)]
-mod tests;
-
-use crate::cancel::Cancellation;
-use coordinator::{AdmissionError, RunCoordinator};
-use protocol::payloads::{ApprovalAction, PreflightAction};
-use serde::Serialize;
-use std::cell::RefCell;
-use std::collections::HashMap;
-use waiters::Waiters;
-
-pub(crate) use auto_snapshot::forget_after_write;
-pub(crate) use coordinator::RunIdentity;
-pub(crate) use routes::route;
+pub(crate) use active::Runs;
+pub(crate) use auto_snapshot::{
+    completed_response_snapshot, forget_after_write, invalidate_diverged_snapshot, invalidate_diverged_snapshot_at_end,
+};
+pub(crate) use coordinator::{AdmissionError, RunIdentity};
 pub(crate) use state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+pub(crate) use transcript::ResponseStatus;
 pub(crate) use waiters::{Waited, wait_for_user};
-
-/// A run in progress, as other handlers see it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RunSummary {
-    pub(crate) run_id: String,
-    pub(crate) tab_id: u64,
-    pub(crate) project_id: String,
-    pub(crate) session_id: String,
-    pub(crate) started_at: f64,
-}
-
-struct ActiveRun {
-    summary: RunSummary,
-    cancel: Cancellation,
-}
-
-/// What `AI_STREAM_CANCEL` answers: whether the id was known, and whether
-/// nothing is left to stop (`terminal`: no run was active, so no terminal
-/// event will follow).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub(crate) struct CancelReport {
-    pub(crate) ok: bool,
-    pub(crate) found: bool,
-    pub(crate) terminal: bool,
-}
-
-/// The run state of one worker instance.
-#[derive(Default)]
-pub(crate) struct Runs {
-    coordinator: RefCell<RunCoordinator>,
-    active: RefCell<HashMap<String, ActiveRun>>,
-    /// Open preflight banners (Retry / Skip).
-    pub(crate) preflight: Waiters<PreflightAction>,
-    /// Open approval banners.
-    pub(crate) approvals: Waiters<ApprovalAction>,
-}
-
-impl Runs {
-    pub(crate) fn new() -> Self {
-        Runs::default()
-    }
-
-    /// `AI_RUN_RESERVE`: the reservation's expiry.
-    pub(crate) fn reserve(&self, identity: &RunIdentity, now: f64) -> Result<f64, AdmissionError> {
-        self.coordinator.borrow_mut().reserve(identity, now)
-    }
-
-    /// Admits a reserved run and returns the cancellation every await of the
-    /// run races with.
-    pub(crate) fn admit(&self, identity: &RunIdentity, now: f64) -> Result<Cancellation, AdmissionError> {
-        self.coordinator.borrow_mut().admit(identity, now)?;
-        let cancel = Cancellation::new();
-        self.active.borrow_mut().insert(
-            identity.run_id.clone(),
-            ActiveRun {
-                summary: RunSummary {
-                    run_id: identity.run_id.clone(),
-                    tab_id: identity.tab_id,
-                    project_id: identity.project_id.clone(),
-                    session_id: identity.session_id.clone(),
-                    started_at: now,
-                },
-                cancel: cancel.clone(),
-            },
-        );
-        Ok(cancel)
-    }
-
-    /// Ends a run: its waiters are answered, its chat is released.
-    pub(crate) fn finish(&self, run_id: &str, now: f64) {
-        self.active.borrow_mut().remove(run_id);
-        self.preflight.resolve_run(run_id, PreflightAction::Cancel);
-        self.approvals.resolve_run(run_id, ApprovalAction::Deny);
-        self.coordinator.borrow_mut().complete(run_id, now);
-    }
-
-    /// `AI_STREAM_CANCEL`: stops an active run (every await ends, open
-    /// banners are answered Skip / Deny) or leaves a tombstone so a start
-    /// that is still on its way is refused.
-    pub(crate) fn cancel(&self, run_id: &str, now: f64) -> CancelReport {
-        let ownership = self.coordinator.borrow_mut().cancel(run_id, now);
-        let cancel = self.active.borrow().get(run_id).map(|run| run.cancel.clone());
-        let Some(cancel) = cancel else {
-            return CancelReport {
-                ok: true,
-                found: ownership.found,
-                terminal: true,
-            };
-        };
-        cancel.cancel();
-        self.preflight.resolve_run(run_id, PreflightAction::Cancel);
-        self.approvals.resolve_run(run_id, ApprovalAction::Deny);
-        CancelReport {
-            ok: true,
-            found: true,
-            terminal: false,
-        }
-    }
-
-    /// Every active run.
-    pub(crate) fn summaries(&self) -> Vec<RunSummary> {
-        let mut runs: Vec<RunSummary> = self.active.borrow().values().map(|run| run.summary.clone()).collect();
-        runs.sort_by(|a, b| a.started_at.total_cmp(&b.started_at).then(a.run_id.cmp(&b.run_id)));
-        runs
-    }
-
-    /// `AI_RUN_STATUS`: the active runs of one chat.
-    pub(crate) fn status(&self, project_id: &str, session_id: &str) -> Vec<RunSummary> {
-        self.summaries()
-            .into_iter()
-            .filter(|run| run.project_id == project_id && run.session_id == session_id)
-            .collect()
-    }
-
-    /// `AI_TOOL_PREFLIGHT_RESOLVE`: whether a banner of that run and call was waiting.
-    pub(crate) fn resolve_preflight(&self, run_id: &str, call_id: &str, action: PreflightAction) -> bool {
-        self.preflight.resolve(run_id, call_id, action)
-    }
-
-    /// `AI_TOOL_APPROVAL_RESOLVE`: whether a banner of that run and call was waiting.
-    pub(crate) fn resolve_approval(&self, run_id: &str, call_id: &str, action: ApprovalAction) -> bool {
-        self.approvals.resolve(run_id, call_id, action)
-    }
-}
-
-#[cfg(test)]
-mod runs_tests {
-    use super::*;
-    use crate::fakes::block_on;
-
-    fn identity(run_id: &str, session_id: &str) -> RunIdentity {
-        RunIdentity {
-            run_id: run_id.into(),
-            tab_id: 3,
-            project_id: "p".into(),
-            session_id: session_id.into(),
-        }
-    }
-
-    #[test]
-    fn cancelling_an_active_run_stops_it_and_answers_its_banners() {
-        let runs = Runs::new();
-        assert!(runs.reserve(&identity("run-a", "s1"), 0.0).is_ok());
-        let Ok(cancel) = runs.admit(&identity("run-a", "s1"), 5.0) else {
-            panic!("not admitted");
-        };
-        let banner = runs.approvals.wait("run-a", "call-1");
-        assert_eq!(runs.status("p", "s1").len(), 1);
-        assert!(runs.status("p", "s2").is_empty());
-        let report = runs.cancel("run-a", 6.0);
-        assert_eq!(
-            report,
-            CancelReport {
-                ok: true,
-                found: true,
-                terminal: false
-            }
-        );
-        assert!(cancel.is_cancelled());
-        assert_eq!(block_on(banner), ApprovalAction::Deny);
-        runs.finish("run-a", 7.0);
-        assert!(runs.summaries().is_empty());
-        assert!(
-            runs.reserve(&identity("run-b", "s1"), 8.0).is_ok(),
-            "the chat is free again"
-        );
-    }
-
-    #[test]
-    fn cancelling_before_start_reports_terminal_and_refuses_the_start() {
-        let runs = Runs::new();
-        assert!(runs.reserve(&identity("run-a", "s1"), 0.0).is_ok());
-        let report = runs.cancel("run-a", 1.0);
-        assert!(report.found && report.terminal);
-        let refused = runs.admit(&identity("run-a", "s1"), 2.0).err();
-        assert!(refused.is_some_and(|e| e.is_cancelled()));
-        let unknown = runs.cancel("stale-run", 3.0);
-        assert!(!unknown.found && unknown.terminal);
-    }
-}

@@ -10,7 +10,7 @@
 
 use crate::cancel::Cancellation;
 use crate::platform::{Messenger, Platform, PlatformError, Tab};
-use crate::runs::Runs;
+use crate::runs::active::Runs;
 use crate::runs::coordinator::RunIdentity;
 use crate::runs::transcript::{ResponseStatus, Transcript};
 use crate::sessions::SessionStore;

@@ -31,7 +31,7 @@ use serde_json::{Map, Value, json};
 const MIN_READ_DOC_CHARS: u32 = 4_000;
 
 /// Runs a built-in read tool; arguments are already validated.
-pub(crate) async fn execute<P: Platform>(
+pub(crate) async fn run_read_tool<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     args: &Map<String, Value>,
