@@ -22,7 +22,7 @@ use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
 use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
 use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
-use crate::runs::{self, CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+use crate::runs::{CallInfo, RunCheckpoint, RunContext, ToolOutput, forget_after_write, tool_failure};
 use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
 use content_bridge::edit_requests::{PageEditError, PreviewOutcome, StaleReason};
 use protocol::constants::EditorApprovalMode;
@@ -427,7 +427,7 @@ async fn commit<P: Platform>(
         needs_commit: warning.is_some(),
     });
     // The chat's automatic snapshot showed the document before this write.
-    runs::forget_after_write(run, &file_label).await;
+    forget_after_write(run, &file_label).await;
 
     let mut receipt = Map::new();
     receipt.insert("ok".into(), Value::Bool(true));
