@@ -8,7 +8,7 @@
 //! written — the chat is then not deleted either — because rewriting an
 //! index they cannot read could drop other chats' recovery data.
 
-use super::{checkpoints, snapshots};
+use crate::journals::{checkpoints, snapshots};
 use crate::platform::Storage;
 use crate::storage::StorageError;
 use protocol::document_snapshot::SnapshotKind;

@@ -18,10 +18,12 @@
 //! At most 5 entries and 4 MiB of bodies; staging evicts reverted entries
 //! first, then the oldest, but never an entry that is mid-transaction.
 
-use super::{
-    DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, length_value, limit, non_negative, nullable, optional_value, read_key, remove_best_effort,
-    remove_orphans, string_field, write_key,
+use crate::journals::records::{
+    body_text, body_value, bounded_string, hash_value, index_entries, is_sha256, length_value, non_negative, nullable,
+    optional_value, string_field,
+};
+use crate::journals::store::{
+    DocumentState, JournalError, JournalStore, read_key, remove_best_effort, remove_orphans, write_key,
 };
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
@@ -31,7 +33,7 @@ use protocol::edit_checkpoint::{
     DEFAULT_EDIT_FILE_LABEL, EditCheckpointStatus, PublicCheckpointStatus, PublicEditCheckpoint,
 };
 use protocol::js;
-use protocol::limits;
+use protocol::limits::{self, to_usize};
 use serde_json::{Map, Value, json};
 
 const VERSION: u32 = schema_versions::EDIT_CHECKPOINT_JOURNAL;
@@ -268,7 +270,7 @@ pub(crate) async fn load_index(storage: &impl Storage) -> Result<Vec<CheckpointM
         return Ok(Vec::new());
     };
     let entries = index_entries(&index, VERSION)
-        .filter(|entries| entries.len() <= limit(limits::MAX_EDIT_CHECKPOINTS))
+        .filter(|entries| entries.len() <= to_usize(limits::MAX_EDIT_CHECKPOINTS))
         .ok_or_else(index_invalid)?;
     let parsed = entries
         .iter()
@@ -326,11 +328,11 @@ fn validate_stage(input: &StageInput) -> Result<(), JournalError> {
     }
     let identity_ok = [&input.project_id, &input.session_id, &input.run_id, &input.call_id]
         .iter()
-        .all(|value| !value.is_empty() && js::utf16_len(value) <= limit(MAX_IDENTITY_CHARS));
+        .all(|value| !value.is_empty() && js::utf16_len(value) <= to_usize(MAX_IDENTITY_CHARS));
     if !identity_ok {
         return invalid("The revert checkpoint's project, chat, run or call id is missing or too long.");
     }
-    if js::utf16_len(&input.before_text) > limit(limits::MAX_EDITOR_TRANSACTION_CHARS) {
+    if js::utf16_len(&input.before_text) > to_usize(limits::MAX_EDITOR_TRANSACTION_CHARS) {
         return Err(too_large());
     }
     if !is_sha256(&input.pending_after.hash) {
@@ -362,7 +364,7 @@ fn prune(
     now: f64,
 ) -> Result<(Vec<CheckpointMeta>, Vec<CheckpointMeta>), JournalError> {
     let mut victims = Vec::new();
-    let max_entries = limit(limits::MAX_EDIT_CHECKPOINTS);
+    let max_entries = to_usize(limits::MAX_EDIT_CHECKPOINTS);
     while entries.len() >= max_entries || total_bytes(&entries) + incoming > MAX_BYTES {
         let mut order: Vec<usize> = (0..entries.len()).collect();
         order.sort_by(|&a, &b| {
@@ -447,7 +449,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
         let file_label = if input.file_label.is_empty() {
             DEFAULT_EDIT_FILE_LABEL.to_owned()
         } else {
-            js::truncate_utf16(&input.file_label, limit(limits::MAX_FILE_LABEL_CHARS)).to_owned()
+            js::truncate_utf16(&input.file_label, to_usize(limits::MAX_FILE_LABEL_CHARS)).to_owned()
         };
         let meta = CheckpointMeta {
             id: input.id.clone(),

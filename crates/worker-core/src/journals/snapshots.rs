@@ -16,17 +16,19 @@
 //! first, then rescue, then manual, oldest first, never the snapshot being
 //! restored, and an automatic copy never pushes out a manual one.
 
-use super::{
-    DocumentState, JournalError, JournalStore, body_text, body_value, bounded_string, hash_value, index_entries,
-    is_sha256, length_value, limit, non_negative, optional_value, read_key, remove_best_effort, remove_orphans,
-    string_field, write_key,
+use crate::journals::records::{
+    body_text, body_value, bounded_string, hash_value, index_entries, is_sha256, length_value, non_negative,
+    optional_value, string_field,
+};
+use crate::journals::store::{
+    DocumentState, JournalError, JournalStore, read_key, remove_best_effort, remove_orphans, write_key,
 };
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, is_valid_record_id};
 use protocol::js;
-use protocol::limits;
+use protocol::limits::{self, to_usize};
 use serde_json::{Value, json};
 
 const VERSION: u32 = schema_versions::DOCUMENT_SNAPSHOT_JOURNAL;
@@ -110,7 +112,7 @@ fn kind_str(kind: SnapshotKind) -> &'static str {
 
 fn title_for(kind: SnapshotKind, title: Option<&str>) -> String {
     match title.filter(|t| !t.is_empty()) {
-        Some(title) => js::truncate_utf16(title, limit(limits::MAX_SNAPSHOT_TITLE_CHARS)).to_owned(),
+        Some(title) => js::truncate_utf16(title, to_usize(limits::MAX_SNAPSHOT_TITLE_CHARS)).to_owned(),
         None => kind.default_title().to_owned(),
     }
 }
@@ -220,7 +222,7 @@ pub(crate) async fn load_index(storage: &impl Storage) -> Result<Vec<SnapshotMet
         return Ok(Vec::new());
     };
     let entries = index_entries(&index, VERSION)
-        .filter(|entries| entries.len() <= limit(limits::MAX_DOCUMENT_SNAPSHOTS))
+        .filter(|entries| entries.len() <= to_usize(limits::MAX_DOCUMENT_SNAPSHOTS))
         .ok_or_else(index_invalid)?;
     let parsed = entries
         .iter()
@@ -273,14 +275,14 @@ fn too_large() -> JournalError {
 }
 
 fn validate(input: &SnapshotInput) -> Result<(), JournalError> {
-    let scope_ok = |value: &str| !value.is_empty() && js::utf16_len(value) <= limit(limits::MAX_SCOPE_ID_CHARS);
+    let scope_ok = |value: &str| !value.is_empty() && js::utf16_len(value) <= to_usize(limits::MAX_SCOPE_ID_CHARS);
     if !scope_ok(&input.project_id) {
         return Err(invalid("The snapshot's project id is missing or too long."));
     }
-    if input.file_label.is_empty() || js::utf16_len(&input.file_label) > limit(limits::MAX_FILE_LABEL_CHARS) {
+    if input.file_label.is_empty() || js::utf16_len(&input.file_label) > to_usize(limits::MAX_FILE_LABEL_CHARS) {
         return Err(invalid("The snapshot's file name is missing or too long."));
     }
-    if js::utf16_len(&input.text) > limit(limits::MAX_EDITOR_TRANSACTION_CHARS) {
+    if js::utf16_len(&input.text) > to_usize(limits::MAX_EDITOR_TRANSACTION_CHARS) {
         return Err(too_large());
     }
     if let Some(protected) = &input.protected_snapshot_id
@@ -309,7 +311,7 @@ fn prune_plan(
 ) -> Result<(Vec<SnapshotMeta>, Vec<SnapshotMeta>), JournalError> {
     let mut kept = entries;
     let mut removed = Vec::new();
-    let max_entries = limit(limits::MAX_DOCUMENT_SNAPSHOTS);
+    let max_entries = to_usize(limits::MAX_DOCUMENT_SNAPSHOTS);
     while kept.len() >= max_entries || total_bytes(&kept) + incoming > MAX_BYTES {
         let mut candidates: Vec<usize> = (0..kept.len())
             .filter(|&i| kept.get(i).is_some_and(|e| Some(e.id.as_str()) != protected))

@@ -8,9 +8,11 @@ use super::*;
 use crate::fakes::HookedStorage;
 use crate::fakes::{FakeClock, block_on};
 use crate::platform::PlatformError;
+use crate::storage::MutationQueue;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
 use protocol::edit_checkpoint::{EditCheckpointStatus, PublicCheckpointStatus};
+use serde_json::{Value, json};
 use std::cell::Cell;
 use std::rc::Rc;
 
