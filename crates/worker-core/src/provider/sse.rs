@@ -8,12 +8,20 @@
 //! not joined; `event:` and `id:` fields are ignored), `[DONE]` ends the
 //! round, and every quantity a server controls is bounded.
 
-use super::think::{InlineThink, extract_reasoning};
-use super::tool_calls::ToolCallAccumulator;
-use super::{ProviderError, ProviderErrorCode, RoundOutput};
+use crate::provider::error::{ProviderError, ProviderErrorCode};
+use crate::provider::think::{InlineThink, extract_reasoning};
+use crate::provider::tool_calls::{ProviderToolCall, ToolCallAccumulator};
 use protocol::payloads::StreamChannel;
 use protocol::{js, limits};
 use serde_json::Value;
+
+/// What one round produced. No tool calls means the model has answered.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct RoundOutput {
+    pub(crate) content: Option<String>,
+    pub(crate) reasoning: Option<String>,
+    pub(crate) tool_calls: Vec<ProviderToolCall>,
+}
 
 /// Unparseable `data:` records tolerated per round; one more fails it.
 const MAX_MALFORMED_RECORDS: u32 = 16;
@@ -235,7 +243,7 @@ impl SseRound {
     }
 }
 
-pub(super) fn stream_too_large() -> ProviderError {
+pub(crate) fn stream_too_large() -> ProviderError {
     ProviderError::new(
         ProviderErrorCode::StreamTooLarge,
         "The model's stream exceeds the 4 MiB limit for one round.",

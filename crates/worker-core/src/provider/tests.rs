@@ -2,13 +2,20 @@
 //! over arbitrary chunk splits, batching, every error code and cancellation
 //! at each stage.
 
+use super::sse::RoundOutput;
 use super::*;
+use crate::batcher::StreamBatcher;
+use crate::cancel::Cancellation;
 use crate::fakes::{FakeBody, FakeChunk, FakeReply};
 use crate::fakes::{FakeClock, FakeNetwork, block_on};
+use crate::platform::{Clock, HttpRequest, HttpResponse, Network, NetworkError};
 use futures::FutureExt;
 use proptest::prelude::*;
+use protocol::limits;
 use protocol::payloads::StreamChannel;
+use protocol::payloads::StreamItem;
 use serde_json::json;
+use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 
 fn model(extra: Value) -> ModelConfig {

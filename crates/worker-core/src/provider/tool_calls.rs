@@ -6,7 +6,7 @@
 //! come from a server and end up in tool dispatch, and the finished calls are
 //! checked before any of them can run.
 
-use super::{ProviderError, ProviderErrorCode, ProviderToolCall};
+use crate::provider::error::{ProviderError, ProviderErrorCode};
 use protocol::js;
 use serde_json::{Map, Value};
 
@@ -18,6 +18,15 @@ pub(crate) const MAX_TOOL_CALL_ID_CHARS: usize = 128;
 const MAX_TOOL_NAME_CHARS: usize = 128;
 /// UTF-16 units of the raw argument text.
 const MAX_TOOL_ARGUMENT_CHARS: usize = 256_000;
+
+/// One call the model asked for; `raw_args` is the argument text exactly as
+/// streamed (parsed and validated later, just before dispatch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ProviderToolCall {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) raw_args: String,
+}
 
 fn invalid(message: impl Into<String>) -> ProviderError {
     ProviderError::new(ProviderErrorCode::InvalidToolCall, message)
