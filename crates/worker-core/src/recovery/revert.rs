@@ -11,10 +11,12 @@
 //! the cascade; older responses stay untouched, and the error carries the
 //! receipts of the steps that did complete so the panel can show them.
 
-use super::{LiveEditor, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
 use crate::envelope::RequestError;
 use crate::journals::{CheckpointRecord, Checkpoints, DocumentState, JournalStore};
 use crate::platform::{Clock, Platform};
+use crate::recovery::live::{
+    LiveEditor, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on,
+};
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;

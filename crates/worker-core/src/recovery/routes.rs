@@ -2,9 +2,9 @@
 //! and the four `DOCUMENT_SNAPSHOT_*` requests, their payloads already
 //! parsed with the protocol's exact, fail-closed rules.
 
-use super::{revert, snapshot_ops};
 use crate::envelope::RequestError;
 use crate::platform::Platform;
+use crate::recovery::{revert, snapshot_ops};
 use crate::recovery_tabs::RecoveryTabs;
 use crate::runs::Runs;
 use crate::sessions::SessionStore;

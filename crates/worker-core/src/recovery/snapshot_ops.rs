@@ -9,11 +9,11 @@
 //! copy cannot be stored; then one guarded whole-document replacement
 //! swaps in the saved text.
 
-use super::{Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
 use crate::edits::{WholeDocumentEdit, whole_document_edit};
 use crate::envelope::RequestError;
 use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
+use crate::recovery::live::{Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;

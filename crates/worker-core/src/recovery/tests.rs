@@ -3,14 +3,16 @@
 //! `PAGE_APPLY_EDIT` as the page script does (with its file, editor and
 //! exact-text guards).
 
-use super::*;
+use super::live::project_of_url;
 use crate::fakes::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeTypstPages, TypstPage, ask, block_on};
 use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
+use crate::platform::Platform;
 use crate::recovery_tabs::RecoveryKind;
 use crate::runs::RunIdentity;
 use crate::worker::Worker;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
+use protocol::js;
 use serde_json::{Value, json};
 use std::cell::RefMut;
 

@@ -1,0 +1,162 @@
+//! What every recovery operation shares: whether a run owns the tab, the
+//! tab's project scope, one `edit` read of the live editor and one guarded
+//! whole-document replacement, with the page codes a recovery error may
+//! carry to the panel.
+
+use crate::cancel::Cancellation;
+use crate::edits::whole_document_change;
+use crate::envelope::RequestError;
+use crate::page_client::{apply_edit, edit_snapshot_request, read_context};
+use crate::platform::{Platform, Tabs};
+use crate::runs::Runs;
+use crate::tabs::is_typst_app_url;
+use content_bridge::PageError;
+use protocol::js;
+use protocol::payloads::PageApplyEdit;
+
+/// Whether an agent run is active on `tab_id`.
+pub(crate) fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
+    runs.summaries().iter().any(|run| run.tab_id == tab_id)
+}
+
+/// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
+/// raw path segment.
+pub(crate) fn project_of_url(url: &str) -> Option<&str> {
+    const MARKER: &str = "typst.app/project/";
+    let start = url.find(MARKER)? + MARKER.len();
+    let rest = url.get(start..)?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    rest.get(..end).filter(|segment| !segment.is_empty())
+}
+
+/// Requires `tab_id` to be a typst.app tab that shows `project_id`.
+pub(crate) async fn check_tab_scope(
+    tabs: &impl Tabs,
+    tab_id: u64,
+    project_id: &str,
+    mismatch_code: &'static str,
+) -> Result<(), RequestError> {
+    let not_typst = || RequestError::new("NOT_TYPST_TAB", "The selected tab is no longer a typst.app page.");
+    let key = i64::try_from(tab_id).map_err(|_| not_typst())?;
+    let tab = tabs.get(key).await.map_err(|_| not_typst())?;
+    if !is_typst_app_url(&tab.url) {
+        return Err(not_typst());
+    }
+    if project_of_url(&tab.url) != Some(project_id) {
+        return Err(RequestError::new(
+            mismatch_code,
+            "The selected tab no longer shows the project this belongs to.",
+        ));
+    }
+    Ok(())
+}
+
+/// The live editor as one `edit` read saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LiveEditor {
+    pub(crate) text: String,
+    pub(crate) editor_token: String,
+    pub(crate) file_label: String,
+}
+
+/// Page codes a recovery error may carry to the panel; anything else from
+/// the (untrusted) page becomes the operation's own failure code.
+const PAGE_CODES: &[&str] = &[
+    "CANCELLED",
+    "EDITOR_UNAVAILABLE",
+    "EDIT_PREVIEW_BUSY",
+    "INVALID_PAGE_RESPONSE",
+    "INVALID_PREPARED_EDIT",
+    "PAGE_PENDING_LIMIT",
+    "PAGE_REQUEST_TIMEOUT",
+    "PAGE_UNLOADED",
+    "REQUEST_FAILED",
+    "STALE_EDIT_PREVIEW",
+];
+
+fn known_code(code: &str, fallback: &'static str) -> &'static str {
+    PAGE_CODES
+        .iter()
+        .find(|known| **known == code)
+        .copied()
+        .unwrap_or(fallback)
+}
+
+fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
+    RequestError::new(known_code(&error.code, fallback), error.message)
+}
+
+/// Reads the focused document (`PAGE_GET_CONTEXT`, `edit` projection);
+/// anything but a full text with an editor token is `unavailable_code`.
+pub(crate) async fn read_live_editor<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    unavailable_code: &'static str,
+) -> Result<LiveEditor, RequestError> {
+    let request = edit_snapshot_request();
+    // A recovery is not part of a run and has no Stop; the page's own
+    // timeout bounds the wait.
+    let context = read_context(platform, tab_id, &request, None, &Cancellation::new())
+        .await
+        .map_err(|error| page_failure(error, unavailable_code))?;
+    let unavailable = |message: &str| RequestError::new(unavailable_code, message);
+    let token = context
+        .state()
+        .map(|state| state.editor_token.clone())
+        .unwrap_or_default();
+    let Some(text) = context.text() else {
+        return Err(unavailable(
+            context.error().unwrap_or("The live Typst editor could not be read."),
+        ));
+    };
+    if token.is_empty() {
+        return Err(unavailable("The live Typst editor could not be read."));
+    }
+    Ok(LiveEditor {
+        text: text.to_owned(),
+        editor_token: token,
+        file_label: context.file_label(),
+    })
+}
+
+/// What a guarded whole-document replacement writes and how it is named.
+pub(crate) struct Replacement<'a> {
+    /// The synthetic run id (`revert-<uuid>`, `snapshot-restore-<uuid>`).
+    pub(crate) run_id: String,
+    /// `revert-<checkpointId>`, `restore-<snapshotId>`.
+    pub(crate) call_id: String,
+    /// The file the replacement is for; the page refuses another one.
+    pub(crate) file_label: &'a str,
+    pub(crate) text: &'a str,
+    /// The code of a refusal the page gave no known code for.
+    pub(crate) failure_code: &'static str,
+}
+
+/// One guarded whole-document replacement: the page applies it only while
+/// the editor still shows exactly `live` in the replacement's file.
+pub(crate) async fn replace_document<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    live: &LiveEditor,
+    replacement: &Replacement<'_>,
+) -> Result<(), RequestError> {
+    let request = PageApplyEdit {
+        expected_text: live.text.clone(),
+        expected_editor_token: live.editor_token.clone(),
+        expected_file_label: replacement.file_label.to_owned(),
+        changes: vec![whole_document_change(&live.text, replacement.text)],
+        call_id: replacement.call_id.clone(),
+        reviewed_diff: false,
+    };
+    // A recovery is not part of a run and has no Stop; the page's own
+    // timeout bounds the wait.
+    apply_edit(platform, tab_id, &replacement.run_id, &request, &Cancellation::new())
+        .await
+        .map(drop)
+        .map_err(|error| {
+            RequestError::new(
+                known_code(error.code(), replacement.failure_code),
+                js::truncate_utf16(error.message(), 2_000),
+            )
+        })
+}
