@@ -11,10 +11,10 @@
 //! a record's own id, or `legacy-<i>-<stableId(projectId NUL name)>`, with a
 //! longer collision-safe id when two records would share one.
 
-use super::Sessions;
-use super::normalize::{ImportedRecord, normalize_imported_record};
-use super::repository::{IndexState, SessionMeta, build_body};
 use crate::platform::{Clock, Storage};
+use crate::sessions::normalize::{ImportedRecord, normalize_imported_record};
+use crate::sessions::repository::{IndexState, SessionMeta, build_body};
+use crate::sessions::store::Sessions;
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
@@ -188,7 +188,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
             return Ok(false);
         };
         Ok(meta.project_id == record.project_id
-            && meta.name == super::repository::chat_name(&record.name)
+            && meta.name == crate::sessions::repository::chat_name(&record.name)
             && js::deep_equal(&Value::Array(messages), &Value::Array(record.messages.clone())))
     }
 

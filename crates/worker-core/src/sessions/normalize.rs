@@ -14,6 +14,7 @@
 //! Lengths are UTF-16 code units, as in the original, so a chat stored by
 //! either version passes the other's checks.
 
+use crate::sessions::limits::{IMPORTED_CHAT_NAME, MAX_NAME_CHARS, MAX_PROJECT_ID_CHARS};
 use crate::storage::StorageError;
 use protocol::active_file::ActiveEditorFile;
 use protocol::document_snapshot::SnapshotRestoredUpdate;
@@ -577,13 +578,13 @@ pub(crate) fn normalize_imported_record(record: &Value, now: f64) -> Result<Impo
     let id = bounded_string(map.get("id"), MAX_TOOL_CALL_ID_CHARS);
     let name_source = js::or_else(map.get("name"), &Value::Null);
     let name = if js::is_truthy(Some(name_source)) {
-        bounded_string(Some(name_source), super::MAX_NAME_CHARS)
+        bounded_string(Some(name_source), MAX_NAME_CHARS)
     } else {
-        super::IMPORTED_CHAT_NAME.to_owned()
+        IMPORTED_CHAT_NAME.to_owned()
     };
     Ok(ImportedRecord {
         id: if is_record_id(&id) { id } else { String::new() },
-        project_id: bounded_string(map.get("projectId"), super::MAX_PROJECT_ID_CHARS),
+        project_id: bounded_string(map.get("projectId"), MAX_PROJECT_ID_CHARS),
         name,
         messages,
         created_at: finite_timestamp(map.get("createdAt"), now),

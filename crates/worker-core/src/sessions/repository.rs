@@ -6,10 +6,11 @@
 //! and first makes sure this worker instance has checked the repository
 //! (missing-index guard, legacy migration, summary backfill, orphan cleanup).
 
-use super::normalize::{self, Origin};
-use super::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME, Sessions};
 use crate::journals;
 use crate::platform::{Clock, Storage};
+use crate::sessions::limits::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME};
+use crate::sessions::normalize::{self, Origin};
+use crate::sessions::store::Sessions;
 use crate::storage::{QueueGuard, StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;

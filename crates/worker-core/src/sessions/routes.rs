@@ -4,10 +4,10 @@
 //! unknown or mistyped field with its code, before anything is read or
 //! written.
 
-use super::Sessions;
-use super::repository::SessionChanges;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
+use crate::sessions::repository::SessionChanges;
+use crate::sessions::store::Sessions;
 use protocol::Payload;
 use serde_json::Value;
 

@@ -2,10 +2,12 @@
 //! call and can fail chosen writes, as the original's storage tests pinned
 //! it down.
 
+use super::limits::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS};
 use super::repository::{SessionChanges, TranscriptOutcome};
 use super::*;
 use crate::fakes::{FakeClock, HookedStorage, block_on};
 use crate::platform::PlatformError;
+use crate::platform::Storage;
 use crate::storage::StorageError;
 use futures::future::{join, join3};
 use protocol::constants::storage_keys;

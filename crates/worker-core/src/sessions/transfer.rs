@@ -9,10 +9,10 @@
 //! one index write: if that write fails, the bodies already written are
 //! removed again and the repository is as before.
 
-use super::Sessions;
-use super::normalize::normalize_imported_record;
-use super::repository::{SessionMeta, build_body, format_bytes};
 use crate::platform::{Clock, Storage};
+use crate::sessions::normalize::normalize_imported_record;
+use crate::sessions::repository::{SessionMeta, build_body, format_bytes};
+use crate::sessions::store::Sessions;
 use crate::storage::{StorageError, StorageErrorCode};
 use protocol::constants::schema_versions;
 use protocol::js;
