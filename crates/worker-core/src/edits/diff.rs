@@ -18,7 +18,7 @@ use super::error::{EditError, EditErrorCode};
 use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow, DiffRowKind};
 use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, TextChange};
 use protocol::js;
-use protocol::limits;
+use protocol::limits::{self, to_usize};
 use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
 use std::collections::HashMap;
 
@@ -28,10 +28,6 @@ const DIFF_CONTEXT_LINES: usize = 3;
 const MAX_DIFF_EDIT_DISTANCE: usize = 4_000;
 /// Most UTF-16 units of inserted and deleted line text in one diff.
 const MAX_DIFF_CHANGED_TEXT_CHARS: usize = 256_000;
-
-const fn limit(value: u32) -> usize {
-    value as usize
-}
 
 fn too_large(message: String) -> EditError {
     EditError::new(EditErrorCode::EditPreviewTooLarge, message)
@@ -44,7 +40,7 @@ fn preview_file_label(file_label: &str) -> String {
     if !js::is_non_blank(file_label) {
         return DEFAULT_EDIT_FILE_LABEL.to_owned();
     }
-    js::truncate_utf16(file_label, limit(limits::MAX_FILE_LABEL_CHARS)).to_owned()
+    js::truncate_utf16(file_label, to_usize(limits::MAX_FILE_LABEL_CHARS)).to_owned()
 }
 
 /// The two line lists without their common first and last lines, which a
@@ -218,7 +214,7 @@ pub(crate) fn unified_diff(before: &str, after: &str, file_label: &str) -> Resul
     }
 
     let groups = group_diff_ops(ops, DIFF_CONTEXT_LINES);
-    if groups.len() > limit(limits::MAX_DIFF_HUNKS) {
+    if groups.len() > to_usize(limits::MAX_DIFF_HUNKS) {
         return Err(too_large(format!(
             "The diff has too many separate changes to display ({} hunks; limit {}).",
             groups.len(),
@@ -240,13 +236,13 @@ pub(crate) fn unified_diff(before: &str, after: &str, file_label: &str) -> Resul
         }
         total_rows += rows.len();
         total_chars += rows.iter().map(|row| js::utf16_len(&row.text)).sum::<usize>();
-        if total_rows > limit(limits::MAX_DIFF_ROWS) {
+        if total_rows > to_usize(limits::MAX_DIFF_ROWS) {
             return Err(too_large(format!(
                 "The diff has too many rows to display (more than {}).",
                 limits::MAX_DIFF_ROWS
             )));
         }
-        if total_chars > limit(limits::MAX_DIFF_TEXT_CHARS) {
+        if total_chars > to_usize(limits::MAX_DIFF_TEXT_CHARS) {
             return Err(too_large(format!(
                 "The diff has too much text to display (more than {} characters).",
                 limits::MAX_DIFF_TEXT_CHARS
