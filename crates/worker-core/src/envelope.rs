@@ -5,13 +5,13 @@
 //! The door parses each message once, with the protocol's exact parser, and
 //! hands the routes the typed payload: nothing behind it parses again.
 
-use protocol::{MessageType, ParseOptions, Payload};
+use protocol::{ErrorCode, MessageType, ParseOptions, Payload};
 use serde_json::{Value, json};
 
 /// A refused message or a failed request, with a stable code.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RequestError {
-    pub(crate) code: &'static str,
+    pub(crate) code: ErrorCode,
     pub(crate) message: String,
     /// Structured facts the panel needs beside the message (e.g. how far a
     /// revert cascade got before it stopped); sent as `error.details`.
@@ -19,7 +19,7 @@ pub(crate) struct RequestError {
 }
 
 impl RequestError {
-    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         RequestError {
             code,
             message: message.into(),
@@ -30,7 +30,7 @@ impl RequestError {
     /// A known message type the worker does not serve.
     pub(crate) fn unrouted(message_type: MessageType) -> Self {
         RequestError::new(
-            "UNROUTED_MESSAGE",
+            ErrorCode::UnroutedMessage,
             format!("{} has no route in the worker.", message_type.as_str()),
         )
     }
@@ -66,7 +66,7 @@ pub(crate) fn check(message: &Value) -> Result<Request, RequestError> {
         } else {
             error.path
         };
-        RequestError::new(error.code.as_str(), format!("{} (at {path})", error.message))
+        RequestError::new(error.code, format!("{} (at {path})", error.message))
     })?;
     Ok(Request {
         request_id: envelope.request_id.unwrap_or_default(),
@@ -139,7 +139,7 @@ mod tests {
             ),
         ];
         for (message, code) in cases {
-            assert_eq!(check(&message).map_err(|e| e.code), Err(code), "{message}");
+            assert_eq!(check(&message).map_err(|e| e.code.as_str()), Err(code), "{message}");
         }
     }
 
@@ -150,19 +150,19 @@ mod tests {
             ok,
             json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "runId": "run-1", "payload": {"ok": true, "data": "dark"}})
         );
-        let err = failure("r", None, &RequestError::new("X", "m"));
+        let err = failure("r", None, &RequestError::new(ErrorCode::RequestFailed, "m"));
         assert_eq!(
             err["payload"],
-            json!({"ok": false, "error": {"code": "X", "message": "m"}})
+            json!({"ok": false, "error": {"code": "REQUEST_FAILED", "message": "m"}})
         );
         let detailed = failure(
             "r",
             None,
-            &RequestError::new("X", "m").with_details(json!({"revertedCount": 1})),
+            &RequestError::new(ErrorCode::EditRevertConflict, "m").with_details(json!({"revertedCount": 1})),
         );
         assert_eq!(
             detailed["payload"]["error"],
-            json!({"code": "X", "message": "m", "details": {"revertedCount": 1}})
+            json!({"code": "EDIT_REVERT_CONFLICT", "message": "m", "details": {"revertedCount": 1}})
         );
     }
 }

@@ -42,7 +42,12 @@ fn fresh_id(clock: &impl Clock) -> String {
 }
 
 fn tab_key(tab_id: u64) -> Result<i64, PageError> {
-    i64::try_from(tab_id).map_err(|_| PageError::new("INVALID_TAB_ID", "tabId must be a non-negative integer."))
+    i64::try_from(tab_id).map_err(|_| {
+        PageError::new(
+            ErrorCode::InvalidTabId.as_str(),
+            "tabId must be a non-negative integer.",
+        )
+    })
 }
 
 /// Sends one page request to `tab_id` and returns the page's `data`.
@@ -278,7 +283,7 @@ async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64,
             .filter(|tab| is_typst_app_url(&tab.url))
             .and_then(|tab| tab.id)
             .and_then(|id| u64::try_from(id).ok())
-            .ok_or_else(|| PageError::new("NO_TYPST_TAB", "No active typst.app tab."));
+            .ok_or_else(|| PageError::new(ErrorCode::NoTypstTab.as_str(), "No active typst.app tab."));
     };
     let tab = tabs
         .get(tab_key(tab_id)?)
@@ -286,7 +291,7 @@ async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64,
         .map_err(|failure| PageError::new(ErrorCode::RequestFailed.as_str(), failure.0))?;
     if !is_typst_app_url(&tab.url) {
         return Err(PageError::new(
-            "NOT_TYPST_TAB",
+            ErrorCode::NotTypstTab.as_str(),
             "The selected tab is not a typst.app page.",
         ));
     }
@@ -297,30 +302,28 @@ async fn resolve_typst_tab(tabs: &impl Tabs, tab_id: Option<u64>) -> Result<u64,
 
 /// Codes a page error may carry into a panel answer. The page is untrusted,
 /// so an unknown code becomes `PAGE_REQUEST_FAILED` (the message is kept).
-const PAGE_ERROR_CODES: &[&str] = &[
-    "CANCELLED",
-    "DUPLICATE_REQUEST_ID",
-    "INVALID_PAGE_REQUEST",
-    "INVALID_PAGE_RESPONSE",
-    "INVALID_REQUEST_ID",
-    "INVALID_TAB_ID",
-    "NOT_A_PAGE_REQUEST",
-    "NOT_TYPST_TAB",
-    "NO_TYPST_TAB",
-    "PAGE_PENDING_LIMIT",
-    "PAGE_REQUEST_FAILED",
-    "PAGE_REQUEST_TIMEOUT",
-    "PAGE_UNLOADED",
-    "REQUEST_FAILED",
-    "UNSUPPORTED_PAGE_REQUEST",
+const PAGE_ERROR_CODES: &[ErrorCode] = &[
+    ErrorCode::Cancelled,
+    ErrorCode::DuplicateRequestId,
+    ErrorCode::InvalidPageRequest,
+    ErrorCode::InvalidPageResponse,
+    ErrorCode::InvalidRequestId,
+    ErrorCode::InvalidTabId,
+    ErrorCode::NotAPageRequest,
+    ErrorCode::NotTypstTab,
+    ErrorCode::NoTypstTab,
+    ErrorCode::PagePendingLimit,
+    ErrorCode::PageRequestFailed,
+    ErrorCode::PageRequestTimeout,
+    ErrorCode::PageUnloaded,
+    ErrorCode::RequestFailed,
+    ErrorCode::UnsupportedPageRequest,
 ];
 
 fn request_error(error: PageError) -> RequestError {
-    let code = PAGE_ERROR_CODES
-        .iter()
-        .find(|known| **known == error.code)
-        .copied()
-        .unwrap_or("PAGE_REQUEST_FAILED");
+    let code = ErrorCode::from_wire(&error.code)
+        .filter(|code| PAGE_ERROR_CODES.contains(code))
+        .unwrap_or(ErrorCode::PageRequestFailed);
     RequestError::new(code, error.message)
 }
 

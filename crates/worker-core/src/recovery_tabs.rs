@@ -9,6 +9,7 @@
 //! where a revert stopped.
 
 use crate::envelope::RequestError;
+use protocol::ErrorCode;
 use std::cell::RefCell;
 use std::collections::HashSet;
 
@@ -66,8 +67,8 @@ impl RecoveryTabs {
     pub(crate) fn begin(&self, tab_id: u64, kind: RecoveryKind) -> Result<RecoveryGuard<'_>, RequestError> {
         if self.is_recovering(tab_id) {
             let code = match kind {
-                RecoveryKind::Revert => "EDIT_REVERT_ACTIVE",
-                RecoveryKind::SnapshotMutation => "DOCUMENT_SNAPSHOT_ACTIVE",
+                RecoveryKind::Revert => ErrorCode::EditRevertActive,
+                RecoveryKind::SnapshotMutation => ErrorCode::DocumentSnapshotActive,
             };
             return Err(RequestError::new(
                 code,
@@ -83,13 +84,10 @@ impl RecoveryTabs {
     }
 }
 
-/// The refusal used when an agent run owns the tab.
-const RECOVERY_ACTIVE_CODE: &str = "DOCUMENT_RECOVERY_ACTIVE";
-
 /// The refusal of `AI_RUN_RESERVE` / `AI_STREAM_START` during a recovery.
 pub(crate) fn recovery_active_error() -> RequestError {
     RequestError::new(
-        RECOVERY_ACTIVE_CODE,
+        ErrorCode::DocumentRecoveryActive,
         "A document recovery is running on this tab; start the agent again when it has finished.",
     )
 }

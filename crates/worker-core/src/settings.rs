@@ -362,7 +362,7 @@ mod tests {
         );
         // Saving the legacy record fails closed and names the origin to confirm.
         let refused = save_now(&storage, request(json!({"models": [legacy]}), None, None)).expect_err("refused");
-        assert_eq!(refused.code(), "INSECURE_CONFIRMATION_REQUIRED");
+        assert_eq!(refused.code().as_str(), "INSECURE_CONFIRMATION_REQUIRED");
         assert_eq!(refused.details, Some(json!({"origin": "http://192.168.1.5"})));
         assert!(save_now(&storage, request(json!({"models": [exact]}), None, None)).is_ok());
         // Loopback HTTP needs no acknowledgement.
@@ -451,7 +451,7 @@ mod tests {
         assert!(mutate(RegistryMutation::Select { id: "b".into() }).is_ok());
         assert_eq!(loaded(&storage)["activeModelId"], json!("b"));
         assert_eq!(
-            mutate(RegistryMutation::Select { id: "zzz".into() }).map_err(|e| e.code()),
+            mutate(RegistryMutation::Select { id: "zzz".into() }).map_err(|e| e.code().as_str()),
             Err("UNKNOWN_MODEL")
         );
         let fields = Some(vec![SettingsField::AutoNameModelId]);
@@ -469,7 +469,7 @@ mod tests {
         );
         assert_eq!(loaded(&storage)["activeModelId"], json!("c"));
         assert_eq!(
-            mutate(RegistryMutation::Toggle { id: "c".into() }).map_err(|e| e.code()),
+            mutate(RegistryMutation::Toggle { id: "c".into() }).map_err(|e| e.code().as_str()),
             Err("INVALID_MODEL_MUTATION")
         );
         assert!(mutate(RegistryMutation::Remove { id: "c".into() }).is_ok());
@@ -506,7 +506,7 @@ mod tests {
             (json!({"models": [model("a", "not a url")]}), "INVALID_URL"),
         ] {
             let result = save_now(&storage, request(settings.clone(), None, None));
-            assert_eq!(result.map_err(|e| e.code()), Err(code), "{settings}");
+            assert_eq!(result.map_err(|e| e.code().as_str()), Err(code), "{settings}");
         }
         assert_eq!(storage.value(storage_keys::SETTINGS), None);
     }
@@ -578,7 +578,7 @@ mod tests {
         assert!(save_now(&storage, request(json!({"systemPrompt": "kept"}), None, None)).is_ok());
         storage.fail_writes("QUOTA_BYTES quota exceeded");
         let result = save_now(&storage, request(json!({"systemPrompt": "lost"}), None, None));
-        assert_eq!(result.map_err(|e| e.code()), Err("STORAGE_QUOTA_EXCEEDED"));
+        assert_eq!(result.map_err(|e| e.code().as_str()), Err("STORAGE_QUOTA_EXCEEDED"));
         assert_eq!(loaded(&storage)["systemPrompt"], json!("kept"));
     }
 }

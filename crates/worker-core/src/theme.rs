@@ -2,6 +2,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::Storage;
+use protocol::ErrorCode;
 use protocol::payloads::SaveTheme;
 use serde_json::{Value, json};
 
@@ -20,10 +21,12 @@ pub(crate) fn normalize(value: Option<&Value>) -> &'static str {
 }
 
 pub(crate) async fn load(storage: &impl Storage) -> Result<Value, RequestError> {
-    let stored = storage
-        .get(THEME_KEY)
-        .await
-        .map_err(|error| RequestError::new("STORAGE_READ_FAILED", format!("Could not read the theme: {error}")))?;
+    let stored = storage.get(THEME_KEY).await.map_err(|error| {
+        RequestError::new(
+            ErrorCode::StorageReadFailed,
+            format!("Could not read the theme: {error}"),
+        )
+    })?;
     Ok(Value::from(normalize(stored.as_ref())))
 }
 
@@ -31,10 +34,12 @@ pub(crate) async fn load(storage: &impl Storage) -> Result<Value, RequestError> 
 /// string): anything but `'light'` is stored as `'dark'`.
 pub(crate) async fn save(storage: &impl Storage, request: &SaveTheme) -> Result<Value, RequestError> {
     let value = if request.theme == LIGHT { LIGHT } else { DARK };
-    storage
-        .set(THEME_KEY, Value::from(value))
-        .await
-        .map_err(|error| RequestError::new("STORAGE_WRITE_FAILED", format!("Could not save local data: {error}")))?;
+    storage.set(THEME_KEY, Value::from(value)).await.map_err(|error| {
+        RequestError::new(
+            ErrorCode::StorageWriteFailed,
+            format!("Could not save local data: {error}"),
+        )
+    })?;
     Ok(json!({ "ok": true }))
 }
 
@@ -70,7 +75,7 @@ mod tests {
         let storage = MemoryStorage::default();
         storage.fail_writes("QUOTA_BYTES quota exceeded");
         let result = block_on(save(&storage, &theme("light")));
-        assert_eq!(result.map_err(|e| e.code), Err("STORAGE_WRITE_FAILED"));
+        assert_eq!(result.map_err(|e| e.code.as_str()), Err("STORAGE_WRITE_FAILED"));
         assert_eq!(block_on(load(&storage)), Ok(json!("dark")));
     }
 }

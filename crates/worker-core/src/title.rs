@@ -228,7 +228,7 @@ async fn request_title<N: Network>(
 }
 
 fn request_error(error: ProviderError) -> RequestError {
-    RequestError::new(error.code_str(), error.message)
+    RequestError::new(error.code(), error.message)
 }
 
 /// The `GENERATE_SESSION_TITLE {modelConfig, messages}` route: `{ok:true, title}`.
@@ -278,7 +278,7 @@ mod tests {
     }
 
     fn code(result: Result<String, ProviderError>) -> Option<&'static str> {
-        result.err().map(|error| error.code_str())
+        result.err().map(|error| error.code().as_str())
     }
 
     fn user(text: &str) -> Value {
@@ -439,7 +439,7 @@ mod tests {
         let failing =
             FakeNetwork::answering(|_| Ok(FakeReply::text(503, "text/plain", &["Title service unavailable"])));
         let error = title(&failing, &m, &[user("x")]).err();
-        assert_eq!(error.as_ref().map(|e| e.code_str()), Some("PROVIDER_HTTP_ERROR"));
+        assert_eq!(error.as_ref().map(|e| e.code().as_str()), Some("PROVIDER_HTTP_ERROR"));
         assert_eq!(
             error.map(|e| e.message),
             Some("API 503: Title service unavailable".to_owned())

@@ -18,6 +18,7 @@ use crate::edits::run_editor_write;
 use crate::platform::Platform;
 use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
 use crate::tools::{Effect, ToolRegistry, authorize, capabilities, check_tab, run_read_tool};
+use protocol::ErrorCode;
 use serde_json::Value;
 
 /// The call as the provider sent it.
@@ -45,12 +46,15 @@ pub(crate) async fn dispatch<P: Platform>(
 ) -> Result<ToolOutput, Cancelled> {
     if call.id.is_empty() || call.name.is_empty() {
         return Ok(tool_failure(
-            "INVALID_TOOL_CALL",
+            ErrorCode::InvalidToolCall,
             "A tool call needs an id and a function name.",
         ));
     }
     let Some(route) = registry.route(call.name) else {
-        return Ok(tool_failure("UNKNOWN_TOOL", format!("Unknown tool: {}", call.name)));
+        return Ok(tool_failure(
+            ErrorCode::UnknownTool,
+            format!("Unknown tool: {}", call.name),
+        ));
     };
     let args = match route.schema.parse_and_validate(call.raw_args) {
         Ok(args) => args,
@@ -88,9 +92,9 @@ pub(crate) async fn dispatch<P: Platform>(
 /// `{ok:false, code, path, error}` from the first validation problem.
 fn invalid_arguments(errors: &protocol::tool_schema::ToolErrors) -> ToolOutput {
     let (code, path, message) = match errors.first() {
-        Some(first) => (first.code.as_str(), first.path.clone(), first.message.clone()),
+        Some(first) => (first.code.code(), first.path.clone(), first.message.clone()),
         None => (
-            "ARGUMENTS_PARSE_ERROR",
+            ErrorCode::ArgumentsParseError,
             "$".to_owned(),
             "The tool arguments are invalid.".to_owned(),
         ),

@@ -35,6 +35,7 @@ use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
 use crate::storage::StorageError;
 use crate::tools::{RegistryError, ToolRegistry, execution_order, page_context};
+use protocol::ErrorCode;
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
@@ -47,29 +48,37 @@ use std::collections::HashSet;
 /// The message of every `AI_STREAM_CANCELLED`.
 const CANCELLED_MESSAGE: &str = "Run cancelled.";
 
+/// The payload of every `AI_STREAM_CANCELLED`.
+fn cancelled_terminal() -> RunTerminal {
+    RunTerminal {
+        code: ErrorCode::Cancelled.as_str().to_owned(),
+        message: CANCELLED_MESSAGE.to_owned(),
+    }
+}
+
 /// Why a run failed (or `CANCELLED` when it was stopped).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct RunError {
-    pub(crate) code: String,
-    pub(crate) message: String,
+    code: ErrorCode,
+    message: String,
 }
 
 impl RunError {
-    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         RunError {
-            code: code.to_owned(),
+            code,
             message: message.into(),
         }
     }
 
     fn is_cancelled(&self) -> bool {
-        self.code == "CANCELLED"
+        self.code == ErrorCode::Cancelled
     }
 }
 
 impl From<Cancelled> for RunError {
     fn from(_: Cancelled) -> Self {
-        RunError::new("CANCELLED", CANCELLED_MESSAGE)
+        RunError::new(ErrorCode::Cancelled, CANCELLED_MESSAGE)
     }
 }
 
@@ -78,7 +87,7 @@ impl From<ProviderError> for RunError {
         if error.code == ProviderErrorCode::Cancelled {
             return RunError::from(Cancelled);
         }
-        RunError::new(error.code_str(), error.message)
+        RunError::new(error.code(), error.message)
     }
 }
 
@@ -90,7 +99,7 @@ impl From<StorageError> for RunError {
 
 impl From<RegistryError> for RunError {
     fn from(error: RegistryError) -> Self {
-        RunError::new("TOOL_REGISTRY_INVALID", error.message)
+        RunError::new(ErrorCode::ToolRegistryInvalid, error.message)
     }
 }
 
@@ -138,10 +147,7 @@ pub(crate) async fn start<P: Platform>(
         Ok(cancel) => cancel,
         Err(error) if error.is_cancelled() => {
             // Stopped before it started: the panel still gets its one terminal event.
-            let event = Payload::AiStreamCancelled(RunTerminal {
-                code: "CANCELLED".into(),
-                message: CANCELLED_MESSAGE.into(),
-            });
+            let event = Payload::AiStreamCancelled(cancelled_terminal());
             platform
                 .messenger()
                 .broadcast(Envelope::run_event(event, run_id).to_value());
@@ -209,14 +215,12 @@ async fn finish<P: Platform>(
     // snapshot must not survive a document it no longer matches.
     invalidate_diverged_snapshot_at_end(run).await;
     if run.cancel.is_cancelled() || error.is_cancelled() {
-        run.events.emit_terminal(Payload::AiStreamCancelled(RunTerminal {
-            code: "CANCELLED".into(),
-            message: CANCELLED_MESSAGE.into(),
-        }));
+        run.events
+            .emit_terminal(Payload::AiStreamCancelled(cancelled_terminal()));
         return json!({ "ok": true, "cancelled": true, "runId": run_id });
     }
     run.events.emit_terminal(Payload::AiStreamError(RunTerminal {
-        code: error.code.clone(),
+        code: error.code.as_str().to_owned(),
         message: error.message.clone(),
     }));
     json!({ "ok": false, "code": error.code, "error": error.message, "runId": run_id })
@@ -277,7 +281,7 @@ async fn check_start_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<(), Run
             Ok(())
         }
         _ => Err(RunError::new(
-            "INVALID_RUN_TAB",
+            ErrorCode::InvalidRunTab,
             "The tab this chat started from is no longer a typst.app tab.",
         )),
     }
@@ -351,7 +355,7 @@ async fn converse<P: Platform>(
         for call in &output.tool_calls {
             if !seen_ids.insert(call.id.clone()) {
                 return Err(RunError::new(
-                    "PROVIDER_DUPLICATE_TOOL_CALL_ID",
+                    ErrorCode::ProviderDuplicateToolCallId,
                     "The model reused a tool-call id from earlier in this run.",
                 ));
             }
@@ -376,7 +380,7 @@ async fn converse<P: Platform>(
         }
     }
     Err(RunError::new(
-        "TOOL_ROUND_LIMIT",
+        ErrorCode::ToolRoundLimit,
         format!("The agent stopped after {MAX_TOOL_ROUNDS} tool rounds."),
     ))
 }
@@ -418,6 +422,6 @@ async fn run_tool_calls<P: Platform, F: FnMut(Vec<StreamItem>)>(
     }
     Ok(results
         .into_iter()
-        .map(|result| result.unwrap_or_else(|| tool_failure("NOT_EXECUTED", "The tool was not executed.")))
+        .map(|result| result.unwrap_or_else(|| tool_failure(ErrorCode::NotExecuted, "The tool was not executed.")))
         .collect())
 }

@@ -22,9 +22,12 @@ use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
 use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
 use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
-use crate::runs::{CallInfo, RunCheckpoint, RunContext, ToolOutput, forget_after_write, tool_failure};
+use crate::runs::{
+    CallInfo, RunCheckpoint, RunContext, ToolOutput, forget_after_write, page_tool_failure, tool_failure,
+};
 use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
 use content_bridge::edit_requests::{PageEditError, PreviewOutcome, StaleReason};
+use protocol::ErrorCode;
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
@@ -103,7 +106,7 @@ async fn clear_preview<P: Platform>(run: &RunContext<'_, P>, call_id: &str) {
 /// A page failure as the model sees it: the page's code and message, and
 /// which guard failed when the proposal was stale.
 fn edit_failure(error: &PageEditError) -> ToolOutput {
-    let mut failure = tool_failure(error.code(), error.message());
+    let mut failure = page_tool_failure(error.code(), error.message());
     if let Some(reason) = error.stale_reason() {
         failure.insert("staleReason".into(), Value::String(reason.as_str().to_owned()));
     }
@@ -131,7 +134,7 @@ async fn wait_for_message_file<P: Platform>(
 
 fn stale_tab(when: &str) -> ToolOutput {
     tool_failure(
-        "STALE_RUN_TAB",
+        ErrorCode::StaleRunTab,
         format!("The Typst tab this chat started from navigated {when}, so the document was not changed."),
     )
 }
@@ -291,7 +294,7 @@ async fn show_preview<P: Platform>(
         }
     }
     Ok(Err(tool_failure(
-        "ACTIVE_FILE_RETRY_LIMIT",
+        ErrorCode::ActiveFileRetryLimit,
         "The open file changed too many times while the proposal was being drawn over the editor.",
     )))
 }
@@ -365,7 +368,7 @@ async fn commit<P: Platform>(
             || existing.file_label != file_label)
     {
         return Ok(tool_failure(
-            "EDIT_CHECKPOINT_CONFLICT",
+            ErrorCode::EditCheckpointConflict,
             "The document changed outside this agent run, or the run moved to another file or editor. The \
              change was not applied, so this response's revert point stays valid.",
         ));
@@ -391,7 +394,7 @@ async fn commit<P: Platform>(
             Ok(()) => break (checkpoint_id, created_at),
             // Ambiguous as well: the page may have applied the change just
             // before its answer was lost or garbled.
-            Err(PageEditError::Page(error)) => return Ok(tool_failure(&error.code, error.message)),
+            Err(PageEditError::Page(error)) => return Ok(page_tool_failure(&error.code, error.message)),
             Err(refused) => refused,
         };
         // The page refused: nothing changed, so the preparation is undone.
@@ -401,7 +404,7 @@ async fn commit<P: Platform>(
         }
         if retries >= APPLY_FILE_RETRIES {
             return Ok(tool_failure(
-                "ACTIVE_FILE_RETRY_LIMIT",
+                ErrorCode::ActiveFileRetryLimit,
                 "The open file changed too many times while the change was being applied.",
             ));
         }

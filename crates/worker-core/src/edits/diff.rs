@@ -508,7 +508,7 @@ mod tests {
         let before = (0..3_000).map(|n| format!("old {n}")).collect::<Vec<_>>().join("\n");
         let after = (0..3_000).map(|n| format!("new {n}")).collect::<Vec<_>>().join("\n");
         let error = unified_diff(&before, &after, "main.typ").expect_err("too complex");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
         assert!(error.message.contains("6000"), "{}", error.message);
     }
 
@@ -525,7 +525,7 @@ mod tests {
 
         lines[2_000].push('!');
         let error = unified_diff(&before, &lines.join("\n"), "main.typ").expect_err("over the limit");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
     }
 
     #[test]
@@ -535,7 +535,7 @@ mod tests {
         let lines = numbered(2_100);
         let reversed: Vec<String> = lines.iter().rev().cloned().collect();
         let error = unified_diff(&lines.join("\n"), &reversed.join("\n"), "main.typ").expect_err("too complex");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
         assert!(error.message.contains("more than 4000"), "{}", error.message);
     }
 
@@ -607,7 +607,7 @@ mod tests {
     fn too_much_changed_text_is_refused() {
         let long = "x".repeat(MAX_DIFF_CHANGED_TEXT_CHARS);
         let error = unified_diff("a", &long, "main.typ").expect_err("too much text");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
         assert!(error.message.contains("256001"), "{}", error.message);
     }
 
@@ -620,7 +620,7 @@ mod tests {
             after[index] = format!("changed {index}");
         }
         let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many hunks");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
         assert!(error.message.contains("300 hunks"), "{}", error.message);
     }
 
@@ -636,7 +636,7 @@ mod tests {
             }
         }
         let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many rows");
-        assert_eq!(error.code(), "EDIT_PREVIEW_TOO_LARGE");
+        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! tool results (`{ok:false, code, error}`) and prompts and habits rely on
 //! them. The message is for the model and the user: it says what to change.
 
+use protocol::ErrorCode;
 use std::fmt;
 
 /// The stable code of an edit failure.
@@ -31,18 +32,18 @@ pub(crate) enum EditErrorCode {
 }
 
 impl EditErrorCode {
-    /// The wire code.
-    pub(crate) const fn as_str(self) -> &'static str {
+    /// The catalogue code this is.
+    pub(crate) const fn code(self) -> ErrorCode {
         match self {
-            EditErrorCode::UnsupportedEditTool => "UNSUPPORTED_EDIT_TOOL",
-            EditErrorCode::EditContextUnavailable => "EDIT_CONTEXT_UNAVAILABLE",
-            EditErrorCode::EditPreviewTooLarge => "EDIT_PREVIEW_TOO_LARGE",
-            EditErrorCode::InvalidEditArguments => "INVALID_EDIT_ARGUMENTS",
-            EditErrorCode::InvalidEditRange => "INVALID_EDIT_RANGE",
-            EditErrorCode::EditTargetNotFound => "EDIT_TARGET_NOT_FOUND",
-            EditErrorCode::EditTargetAmbiguous => "EDIT_TARGET_AMBIGUOUS",
-            EditErrorCode::EditRangesOverlap => "EDIT_RANGES_OVERLAP",
-            EditErrorCode::InvalidEditChanges => "INVALID_EDIT_CHANGES",
+            EditErrorCode::UnsupportedEditTool => ErrorCode::UnsupportedEditTool,
+            EditErrorCode::EditContextUnavailable => ErrorCode::EditContextUnavailable,
+            EditErrorCode::EditPreviewTooLarge => ErrorCode::EditPreviewTooLarge,
+            EditErrorCode::InvalidEditArguments => ErrorCode::InvalidEditArguments,
+            EditErrorCode::InvalidEditRange => ErrorCode::InvalidEditRange,
+            EditErrorCode::EditTargetNotFound => ErrorCode::EditTargetNotFound,
+            EditErrorCode::EditTargetAmbiguous => ErrorCode::EditTargetAmbiguous,
+            EditErrorCode::EditRangesOverlap => ErrorCode::EditRangesOverlap,
+            EditErrorCode::InvalidEditChanges => ErrorCode::InvalidEditChanges,
         }
     }
 }
@@ -62,15 +63,15 @@ impl EditError {
         }
     }
 
-    /// The wire code, e.g. `EDIT_TARGET_NOT_FOUND`.
-    pub(crate) fn code(&self) -> &'static str {
-        self.code.as_str()
+    /// The catalogue code, e.g. `EDIT_TARGET_NOT_FOUND`.
+    pub(crate) fn code(&self) -> ErrorCode {
+        self.code.code()
     }
 }
 
 impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)
+        write!(f, "{}: {}", self.code(), self.message)
     }
 }
 

@@ -27,6 +27,7 @@ use crate::journals::store::{
 };
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
+use protocol::ErrorCode;
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::is_valid_record_id;
 use protocol::edit_checkpoint::{
@@ -246,13 +247,13 @@ fn index_invalid() -> StorageError {
 
 fn not_found() -> JournalError {
     JournalError::new(
-        "EDIT_CHECKPOINT_NOT_FOUND",
+        ErrorCode::EditCheckpointNotFound,
         "This revert checkpoint is no longer stored.",
     )
 }
 
 fn state_invalid(message: impl Into<String>) -> JournalError {
-    JournalError::new("EDIT_CHECKPOINT_STATE_INVALID", message)
+    JournalError::new(ErrorCode::EditCheckpointStateInvalid, message)
 }
 
 fn total_bytes(entries: &[CheckpointMeta]) -> f64 {
@@ -322,7 +323,7 @@ pub(crate) async fn remove_where_unlocked(
 }
 
 fn validate_stage(input: &StageInput) -> Result<(), JournalError> {
-    let invalid = |message: &str| Err(JournalError::new("INVALID_EDIT_CHECKPOINT", message));
+    let invalid = |message: &str| Err(JournalError::new(ErrorCode::InvalidEditCheckpoint, message));
     if !is_valid_record_id(&input.id) {
         return invalid("The revert checkpoint id is invalid.");
     }
@@ -346,7 +347,7 @@ fn validate_stage(input: &StageInput) -> Result<(), JournalError> {
 
 fn too_large() -> JournalError {
     JournalError::new(
-        "EDIT_CHECKPOINT_TOO_LARGE",
+        ErrorCode::EditCheckpointTooLarge,
         "The document is too large to keep a copy for Revert.",
     )
 }
@@ -383,7 +384,7 @@ fn prune(
             .find(|&i| entries.get(i).is_some_and(|entry| !entry.is_in_flight(now)));
         let Some(victim) = victim else {
             return Err(JournalError::new(
-                "EDIT_CHECKPOINT_HISTORY_BUSY",
+                ErrorCode::EditCheckpointHistoryBusy,
                 "Every kept revert checkpoint belongs to an edit or revert still in progress. \
                  Let those finish, then try again.",
             ));
@@ -423,7 +424,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
         remove_orphans(storage, storage_keys::EDIT_CHECKPOINT_BODY_PREFIX, &referenced).await?;
         if entries.iter().any(|entry| entry.id == input.id) {
             return Err(JournalError::new(
-                "DUPLICATE_EDIT_CHECKPOINT",
+                ErrorCode::DuplicateEditCheckpoint,
                 "A revert checkpoint with this id already exists.",
             ));
         }

@@ -25,6 +25,7 @@ use crate::journals::store::{
 };
 use crate::platform::{Clock, Storage};
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
+use protocol::ErrorCode;
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, is_valid_record_id};
 use protocol::js;
@@ -264,12 +265,12 @@ pub(crate) async fn remove_where_unlocked(
 }
 
 fn invalid(message: &str) -> JournalError {
-    JournalError::new("INVALID_DOCUMENT_SNAPSHOT", message)
+    JournalError::new(ErrorCode::InvalidDocumentSnapshot, message)
 }
 
 fn too_large() -> JournalError {
     JournalError::new(
-        "DOCUMENT_SNAPSHOT_TOO_LARGE",
+        ErrorCode::DocumentSnapshotTooLarge,
         "The document is too large to keep as a snapshot.",
     )
 }
@@ -327,7 +328,7 @@ fn prune_plan(
         });
         let Some(victim) = victim else {
             return Err(JournalError::new(
-                "DOCUMENT_SNAPSHOT_BUDGET_FULL",
+                ErrorCode::DocumentSnapshotBudgetFull,
                 "Saved snapshots fill the whole local snapshot budget. Delete one before another \
                  automatic snapshot can be kept.",
             ));
@@ -657,7 +658,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     ) -> Result<usize, JournalError> {
         if !is_sha256(&live.hash) {
             return Err(JournalError::new(
-                "INVALID_DOCUMENT_SNAPSHOT_STATE",
+                ErrorCode::InvalidDocumentSnapshotState,
                 "The live document's state is not a valid hash and length.",
             ));
         }

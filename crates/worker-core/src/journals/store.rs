@@ -6,6 +6,7 @@
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform, Storage};
 use crate::storage::{MutationQueue, StorageError};
+use protocol::ErrorCode;
 use protocol::edit_checkpoint::sha256_text;
 use protocol::js;
 use serde_json::Value;
@@ -13,12 +14,12 @@ use serde_json::Value;
 /// A refused or failed journal operation, with the original's stable code.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JournalError {
-    pub(crate) code: &'static str,
+    pub(crate) code: ErrorCode,
     pub(crate) message: String,
 }
 
 impl JournalError {
-    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         JournalError {
             code,
             message: message.into(),
@@ -36,7 +37,7 @@ impl std::error::Error for JournalError {}
 
 impl From<StorageError> for JournalError {
     fn from(error: StorageError) -> Self {
-        JournalError::new(error.code.as_str(), error.message)
+        JournalError::new(error.code(), error.message)
     }
 }
 

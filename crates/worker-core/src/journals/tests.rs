@@ -96,7 +96,7 @@ fn stage_input(id: &str, session: &str, before: &str, after: &str) -> StageInput
 fn code<T: std::fmt::Debug>(result: Result<T, JournalError>) -> &'static str {
     match result {
         Ok(value) => panic!("expected an error, got {value:?}"),
-        Err(error) => error.code,
+        Err(error) => error.code.as_str(),
     }
 }
 
@@ -243,7 +243,7 @@ fn fails_closed_at_every_write(setup: impl Fn(&Env), op: impl Fn(&Env) -> Result
         match op(&env) {
             Ok(()) => return n,
             Err(error) => {
-                assert_eq!(error.code, "STORAGE_WRITE_FAILED", "write {n}");
+                assert_eq!(error.code.as_str(), "STORAGE_WRITE_FAILED", "write {n}");
                 env.storage.clear_hooks();
                 assert!(
                     block_on(checkpoints::load_index(&env.storage)).is_ok(),

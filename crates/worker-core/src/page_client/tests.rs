@@ -333,8 +333,8 @@ fn tabs_are_resolved_like_the_original() {
 
 /// The answer of a panel read as the worker's door and route give it.
 fn routed(platform: &FakePlatform, message: Value) -> Result<Value, (String, String)> {
-    let request = envelope::check(&message).map_err(|e| (e.code.to_owned(), e.message.clone()))?;
-    block_on(route(platform, &request.payload)).map_err(|e| (e.code.to_owned(), e.message))
+    let request = envelope::check(&message).map_err(|e| (e.code.as_str().to_owned(), e.message.clone()))?;
+    block_on(route(platform, &request.payload)).map_err(|e| (e.code.as_str().to_owned(), e.message))
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Why a provider request failed ([`ProviderError`]): the code the run or
 //! the title request reports, and a sentence for the user.
 
+use protocol::ErrorCode;
 use protocol::endpoint_policy::EndpointErrorCode;
 use std::fmt;
 
@@ -33,25 +34,26 @@ pub(crate) enum ProviderErrorCode {
 }
 
 impl ProviderErrorCode {
-    pub(crate) const fn as_str(self) -> &'static str {
+    /// The catalogue code this is.
+    pub(crate) const fn code(self) -> ErrorCode {
         match self {
-            ProviderErrorCode::ModelMissing => "MODEL_MISSING",
-            ProviderErrorCode::ModelIncomplete => "MODEL_INCOMPLETE",
-            ProviderErrorCode::Endpoint(code) => code.as_str(),
-            ProviderErrorCode::RequestInvalid => "PROVIDER_REQUEST_INVALID",
-            ProviderErrorCode::NetworkError => "PROVIDER_NETWORK_ERROR",
-            ProviderErrorCode::HttpError => "PROVIDER_HTTP_ERROR",
-            ProviderErrorCode::StreamTooLarge => "PROVIDER_STREAM_TOO_LARGE",
-            ProviderErrorCode::OutputTooLarge => "PROVIDER_OUTPUT_TOO_LARGE",
-            ProviderErrorCode::MalformedSse => "PROVIDER_MALFORMED_SSE",
-            ProviderErrorCode::InvalidToolCall => "PROVIDER_INVALID_TOOL_CALL",
-            ProviderErrorCode::DuplicateToolCallId => "PROVIDER_DUPLICATE_TOOL_CALL_ID",
-            ProviderErrorCode::Cancelled => protocol::ErrorCode::Cancelled.as_str(),
-            ProviderErrorCode::Timeout => protocol::ErrorCode::Timeout.as_str(),
-            ProviderErrorCode::TitleContextEmpty => "TITLE_CONTEXT_EMPTY",
-            ProviderErrorCode::TitleResponseTooLarge => "TITLE_RESPONSE_TOO_LARGE",
-            ProviderErrorCode::TitleInvalidJson => "TITLE_INVALID_JSON",
-            ProviderErrorCode::TitleEmpty => "TITLE_EMPTY",
+            ProviderErrorCode::ModelMissing => ErrorCode::ModelMissing,
+            ProviderErrorCode::ModelIncomplete => ErrorCode::ModelIncomplete,
+            ProviderErrorCode::RequestInvalid => ErrorCode::ProviderRequestInvalid,
+            ProviderErrorCode::NetworkError => ErrorCode::ProviderNetworkError,
+            ProviderErrorCode::HttpError => ErrorCode::ProviderHttpError,
+            ProviderErrorCode::StreamTooLarge => ErrorCode::ProviderStreamTooLarge,
+            ProviderErrorCode::OutputTooLarge => ErrorCode::ProviderOutputTooLarge,
+            ProviderErrorCode::MalformedSse => ErrorCode::ProviderMalformedSse,
+            ProviderErrorCode::InvalidToolCall => ErrorCode::ProviderInvalidToolCall,
+            ProviderErrorCode::DuplicateToolCallId => ErrorCode::ProviderDuplicateToolCallId,
+            ProviderErrorCode::TitleContextEmpty => ErrorCode::TitleContextEmpty,
+            ProviderErrorCode::TitleResponseTooLarge => ErrorCode::TitleResponseTooLarge,
+            ProviderErrorCode::TitleInvalidJson => ErrorCode::TitleInvalidJson,
+            ProviderErrorCode::TitleEmpty => ErrorCode::TitleEmpty,
+            ProviderErrorCode::Endpoint(code) => code.code(),
+            ProviderErrorCode::Cancelled => ErrorCode::Cancelled,
+            ProviderErrorCode::Timeout => ErrorCode::Timeout,
         }
     }
 }
@@ -71,9 +73,9 @@ impl ProviderError {
         }
     }
 
-    /// The wire code (`PROVIDER_HTTP_ERROR`, `CANCELLED`, …).
-    pub(crate) fn code_str(&self) -> &'static str {
-        self.code.as_str()
+    /// The catalogue code (`PROVIDER_HTTP_ERROR`, `CANCELLED`, …).
+    pub(crate) fn code(&self) -> ErrorCode {
+        self.code.code()
     }
 
     pub(crate) fn cancelled() -> Self {
@@ -90,7 +92,7 @@ impl ProviderError {
 
 impl fmt::Display for ProviderError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)
+        write!(f, "{}: {}", self.code(), self.message)
     }
 }
 

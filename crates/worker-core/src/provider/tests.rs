@@ -74,7 +74,7 @@ fn round(network: &FakeNetwork) -> (Result<RoundOutput, ProviderError>, Batches)
 }
 
 fn code(result: &Result<RoundOutput, ProviderError>) -> Option<&'static str> {
-    result.as_ref().err().map(ProviderError::code_str)
+    result.as_ref().err().map(|error| error.code().as_str())
 }
 
 fn item(channel: StreamChannel, text: &str) -> StreamItem {
@@ -86,7 +86,7 @@ fn item(channel: StreamChannel, text: &str) -> StreamItem {
 
 #[test]
 fn model_records_need_url_key_and_model_id() {
-    let incomplete = |record: Value| ModelConfig::from_record(&record).err().map(|e| e.code_str());
+    let incomplete = |record: Value| ModelConfig::from_record(&record).err().map(|e| e.code().as_str());
     assert_eq!(incomplete(Value::Null), Some("MODEL_MISSING"));
     assert_eq!(incomplete(json!("model")), Some("MODEL_INCOMPLETE"));
     assert_eq!(
@@ -122,7 +122,7 @@ fn cleartext_needs_an_acknowledgement_bound_to_the_exact_origin() {
         if let (Some(target), Some(extra)) = (base.as_object_mut(), extra.as_object()) {
             target.extend(extra.clone());
         }
-        ModelConfig::from_record(&base).map_err(|e| e.code_str())
+        ModelConfig::from_record(&base).map_err(|e| e.code().as_str())
     };
     assert_eq!(
         record(json!({"insecureTransportAcknowledged": true})).err(),

@@ -11,6 +11,7 @@ use crate::platform::{Platform, Tabs};
 use crate::runs::Runs;
 use crate::tabs::is_typst_app_url;
 use content_bridge::PageError;
+use protocol::ErrorCode;
 use protocol::js;
 use protocol::payloads::PageApplyEdit;
 
@@ -34,9 +35,14 @@ pub(crate) async fn check_tab_scope(
     tabs: &impl Tabs,
     tab_id: u64,
     project_id: &str,
-    mismatch_code: &'static str,
+    mismatch_code: ErrorCode,
 ) -> Result<(), RequestError> {
-    let not_typst = || RequestError::new("NOT_TYPST_TAB", "The selected tab is no longer a typst.app page.");
+    let not_typst = || {
+        RequestError::new(
+            ErrorCode::NotTypstTab,
+            "The selected tab is no longer a typst.app page.",
+        )
+    };
     let key = i64::try_from(tab_id).map_err(|_| not_typst())?;
     let tab = tabs.get(key).await.map_err(|_| not_typst())?;
     if !is_typst_app_url(&tab.url) {
@@ -61,28 +67,26 @@ pub(crate) struct LiveEditor {
 
 /// Page codes a recovery error may carry to the panel; anything else from
 /// the (untrusted) page becomes the operation's own failure code.
-const PAGE_CODES: &[&str] = &[
-    "CANCELLED",
-    "EDITOR_UNAVAILABLE",
-    "EDIT_PREVIEW_BUSY",
-    "INVALID_PAGE_RESPONSE",
-    "INVALID_PREPARED_EDIT",
-    "PAGE_PENDING_LIMIT",
-    "PAGE_REQUEST_TIMEOUT",
-    "PAGE_UNLOADED",
-    "REQUEST_FAILED",
-    "STALE_EDIT_PREVIEW",
+const PAGE_CODES: &[ErrorCode] = &[
+    ErrorCode::Cancelled,
+    ErrorCode::EditorUnavailable,
+    ErrorCode::EditPreviewBusy,
+    ErrorCode::InvalidPageResponse,
+    ErrorCode::InvalidPreparedEdit,
+    ErrorCode::PagePendingLimit,
+    ErrorCode::PageRequestTimeout,
+    ErrorCode::PageUnloaded,
+    ErrorCode::RequestFailed,
+    ErrorCode::StaleEditPreview,
 ];
 
-fn known_code(code: &str, fallback: &'static str) -> &'static str {
-    PAGE_CODES
-        .iter()
-        .find(|known| **known == code)
-        .copied()
+fn known_code(code: &str, fallback: ErrorCode) -> ErrorCode {
+    ErrorCode::from_wire(code)
+        .filter(|code| PAGE_CODES.contains(code))
         .unwrap_or(fallback)
 }
 
-fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
+fn page_failure(error: PageError, fallback: ErrorCode) -> RequestError {
     RequestError::new(known_code(&error.code, fallback), error.message)
 }
 
@@ -91,7 +95,7 @@ fn page_failure(error: PageError, fallback: &'static str) -> RequestError {
 pub(crate) async fn read_live_editor<P: Platform>(
     platform: &P,
     tab_id: u64,
-    unavailable_code: &'static str,
+    unavailable_code: ErrorCode,
 ) -> Result<LiveEditor, RequestError> {
     let request = edit_snapshot_request();
     // A recovery is not part of a run and has no Stop; the page's own
@@ -129,7 +133,7 @@ pub(crate) struct Replacement<'a> {
     pub(crate) file_label: &'a str,
     pub(crate) text: &'a str,
     /// The code of a refusal the page gave no known code for.
-    pub(crate) failure_code: &'static str,
+    pub(crate) failure_code: ErrorCode,
 }
 
 /// One guarded whole-document replacement: the page applies it only while

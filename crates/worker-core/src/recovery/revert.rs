@@ -20,15 +20,16 @@ use crate::recovery::live::{
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
+use protocol::ErrorCode;
 use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, EditCheckpointStatus, PublicEditCheckpoint};
 use protocol::payloads::EditCheckpointRevert;
 use serde_json::{Value, json};
 
-const PROJECT_MISMATCH: &str = "EDIT_REVERT_PROJECT_MISMATCH";
+const PROJECT_MISMATCH: ErrorCode = ErrorCode::EditRevertProjectMismatch;
 
 fn conflict() -> RequestError {
     RequestError::new(
-        "EDIT_REVERT_CONFLICT",
+        ErrorCode::EditRevertConflict,
         "The document is not in the state this revert step expects, so the revert stopped and left \
          older changes untouched.",
     )
@@ -36,14 +37,14 @@ fn conflict() -> RequestError {
 
 fn not_found() -> RequestError {
     RequestError::new(
-        "EDIT_CHECKPOINT_NOT_FOUND",
+        ErrorCode::EditCheckpointNotFound,
         "This response's revert data has expired or is no longer stored.",
     )
 }
 
 fn scope_mismatch() -> RequestError {
     RequestError::new(
-        "EDIT_REVERT_SCOPE_MISMATCH",
+        ErrorCode::EditRevertScopeMismatch,
         "This revert checkpoint belongs to another project or chat.",
     )
 }
@@ -106,7 +107,7 @@ impl<P: Platform> Cascade<'_, P> {
                 self.journal.rollback_preparation(&record.meta.id).await?;
                 if !was_applied {
                     return Err(RequestError::new(
-                        "EDIT_CHECKPOINT_NOT_APPLIED",
+                        ErrorCode::EditCheckpointNotApplied,
                         "This response's editor change never reached the document, so there is nothing to revert.",
                     ));
                 }
@@ -132,11 +133,11 @@ impl<P: Platform> Cascade<'_, P> {
 
     async fn step(&self, record: CheckpointRecord) -> Result<StepOutcome, RequestError> {
         let tab_id = self.request.tab_id;
-        let live: LiveEditor = read_live_editor(self.platform, tab_id, "EDIT_CONTEXT_UNAVAILABLE").await?;
+        let live: LiveEditor = read_live_editor(self.platform, tab_id, ErrorCode::EditContextUnavailable).await?;
         let meta_label = record.meta.file_label.clone();
         if meta_label != DEFAULT_EDIT_FILE_LABEL && live.file_label != meta_label {
             return Err(RequestError::new(
-                "EDIT_REVERT_FILE_MISMATCH",
+                ErrorCode::EditRevertFileMismatch,
                 format!("This revert step is for {meta_label}. Open that file in the editor and try again."),
             ));
         }
@@ -154,19 +155,19 @@ impl<P: Platform> Cascade<'_, P> {
         let meta = &record.meta;
         if meta.status != EditCheckpointStatus::Applied {
             return Err(RequestError::new(
-                "EDIT_CHECKPOINT_STATE_INVALID",
+                ErrorCode::EditCheckpointStateInvalid,
                 "This revert checkpoint cannot be reverted in its current state.",
             ));
         }
         let Some(before_text) = record.before_text.as_deref() else {
             return Err(RequestError::new(
-                "EDIT_CHECKPOINT_BODY_MISSING",
+                ErrorCode::EditCheckpointBodyMissing,
                 "The saved copy of the document before this response is no longer available.",
             ));
         };
         if !meta.before.matches(&DocumentState::of(before_text)) {
             return Err(RequestError::new(
-                "EDIT_CHECKPOINT_BODY_INVALID",
+                ErrorCode::EditCheckpointBodyInvalid,
                 "The saved copy of the document before this response failed its integrity check.",
             ));
         }
@@ -189,7 +190,7 @@ impl<P: Platform> Cascade<'_, P> {
             call_id: format!("revert-{}", meta.id),
             file_label: &meta.file_label,
             text: before_text,
-            failure_code: "EDIT_REVERT_FAILED",
+            failure_code: ErrorCode::EditRevertFailed,
         };
         if let Err(error) = replace_document(platform, tab_id, &live, &replacement).await {
             // The page changed nothing; the entry is applied again. If even
@@ -242,7 +243,7 @@ pub(crate) async fn revert<P: Platform>(
     let _tab = recovery.begin(request.tab_id, RecoveryKind::Revert)?;
     if run_active_on(runs, request.tab_id) {
         return Err(RequestError::new(
-            "EDIT_REVERT_RUN_ACTIVE",
+            ErrorCode::EditRevertRunActive,
             "An agent run is working on this tab; revert after it has finished.",
         ));
     }

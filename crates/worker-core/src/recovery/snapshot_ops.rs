@@ -17,13 +17,14 @@ use crate::recovery::live::{Replacement, check_tab_scope, read_live_editor, repl
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
+use protocol::ErrorCode;
 use protocol::document_snapshot::{SnapshotKind, SnapshotRestoredUpdate};
 use protocol::js;
 use protocol::payloads::{SnapshotRequest, SnapshotScope};
 use serde_json::{Value, json};
 
-const PROJECT_MISMATCH: &str = "DOCUMENT_SNAPSHOT_PROJECT_MISMATCH";
-const CONTEXT_UNAVAILABLE: &str = "DOCUMENT_SNAPSHOT_CONTEXT_UNAVAILABLE";
+const PROJECT_MISMATCH: ErrorCode = ErrorCode::DocumentSnapshotProjectMismatch;
+const CONTEXT_UNAVAILABLE: ErrorCode = ErrorCode::DocumentSnapshotContextUnavailable;
 /// Title of the copy of the live text a restore saves first.
 const RESCUE_TITLE: &str = "Before restore";
 /// Shown when a preview has no diff and the diff builder gave no reason.
@@ -39,7 +40,7 @@ fn journal<'a, P: Platform>(platform: &'a P, store: &'a SessionStore) -> Snapsho
 fn refuse_during_run(runs: &Runs, tab_id: u64) -> Result<(), RequestError> {
     if run_active_on(runs, tab_id) {
         return Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_RUN_ACTIVE",
+            ErrorCode::DocumentSnapshotRunActive,
             "An agent run is working on this tab; change snapshots after it has finished.",
         ));
     }
@@ -57,20 +58,20 @@ async fn load_scoped<P: Platform>(
         .await?
         .ok_or_else(|| {
             RequestError::new(
-                "DOCUMENT_SNAPSHOT_NOT_FOUND",
+                ErrorCode::DocumentSnapshotNotFound,
                 "This document snapshot has expired or is no longer stored.",
             )
         })?;
     let meta = &record.meta;
     if meta.project_id != request.project_id {
         return Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_SCOPE_MISMATCH",
+            ErrorCode::DocumentSnapshotScopeMismatch,
             "This snapshot belongs to another Typst project.",
         ));
     }
     if meta.kind == SnapshotKind::Automatic && meta.session_id.as_deref() != Some(request.session_id.as_str()) {
         return Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_SCOPE_MISMATCH",
+            ErrorCode::DocumentSnapshotScopeMismatch,
             "This automatic snapshot belongs to another chat.",
         ));
     }
@@ -82,13 +83,13 @@ async fn load_scoped<P: Platform>(
 fn verified_text(record: &SnapshotRecord) -> Result<&str, RequestError> {
     let Some(text) = record.text.as_deref() else {
         return Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_BODY_MISSING",
+            ErrorCode::DocumentSnapshotBodyMissing,
             "The saved document text is no longer available.",
         ));
     };
     if !record.meta.text.matches(&DocumentState::of(text)) {
         return Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_BODY_INVALID",
+            ErrorCode::DocumentSnapshotBodyInvalid,
             "The saved document text failed its integrity check.",
         ));
     }
@@ -100,7 +101,7 @@ fn check_focused_file(meta: &SnapshotMeta, focused: &str) -> Result<(), RequestE
         Ok(())
     } else {
         Err(RequestError::new(
-            "DOCUMENT_SNAPSHOT_FILE_MISMATCH",
+            ErrorCode::DocumentSnapshotFileMismatch,
             format!("Open {} before restoring this snapshot.", meta.file_label),
         ))
     }
@@ -205,7 +206,7 @@ pub(crate) async fn restore<P: Platform>(
         call_id: format!("restore-{}", meta.id),
         file_label: &meta.file_label,
         text: saved,
-        failure_code: "DOCUMENT_SNAPSHOT_RESTORE_FAILED",
+        failure_code: ErrorCode::DocumentSnapshotRestoreFailed,
     };
     replace_document(platform, request.tab_id, &live, &replacement).await?;
     let now = platform.clock().now_ms();

@@ -9,6 +9,7 @@
 //! that Stop leaves a tombstone so the late start is refused instead of
 //! running unseen. Time is passed in, so expiry is deterministic in tests.
 
+use protocol::ErrorCode;
 use std::collections::HashMap;
 
 /// How long a reservation waits for its start.
@@ -39,18 +40,18 @@ impl RunIdentity {
 /// Why a reservation or admission was refused, with the original's codes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AdmissionError {
-    pub(crate) code: &'static str,
+    pub(crate) code: ErrorCode,
     pub(crate) message: &'static str,
 }
 
 impl AdmissionError {
-    const fn new(code: &'static str, message: &'static str) -> Self {
+    const fn new(code: ErrorCode, message: &'static str) -> Self {
         AdmissionError { code, message }
     }
 
     /// True when the run was cancelled before it could start.
     pub(crate) fn is_cancelled(&self) -> bool {
-        self.code == "CANCELLED"
+        self.code == ErrorCode::Cancelled
     }
 }
 
@@ -119,7 +120,7 @@ impl RunCoordinator {
         self.prune(now);
         if self.has_tombstone(&identity.run_id) {
             return Err(AdmissionError::new(
-                "CANCELLED",
+                ErrorCode::Cancelled,
                 "The run was cancelled before it could be reserved.",
             ));
         }
@@ -128,14 +129,14 @@ impl RunCoordinator {
                 Ok(existing.expires_at)
             } else {
                 Err(AdmissionError::new(
-                    "DUPLICATE_RUN_ID",
+                    ErrorCode::DuplicateRunId,
                     "This run id is already reserved for another tab or chat.",
                 ))
             };
         }
         if self.active.contains_key(&identity.run_id) {
             return Err(AdmissionError::new(
-                "DUPLICATE_RUN_ID",
+                ErrorCode::DuplicateRunId,
                 "This run id is already running.",
             ));
         }
@@ -145,13 +146,13 @@ impl RunCoordinator {
             .is_some_and(|owner| *owner != identity.run_id)
         {
             return Err(AdmissionError::new(
-                "SESSION_RUN_ACTIVE",
+                ErrorCode::SessionRunActive,
                 "Another run is already working in this chat.",
             ));
         }
         if self.reservations.len() >= MAX_RESERVATIONS {
             return Err(AdmissionError::new(
-                "RUN_RESERVATION_LIMIT",
+                ErrorCode::RunReservationLimit,
                 "Too many runs are waiting to start.",
             ));
         }
@@ -175,25 +176,25 @@ impl RunCoordinator {
             self.tombstones.retain(|(id, _)| *id != identity.run_id);
             self.release_reservation(&identity.run_id);
             return Err(AdmissionError::new(
-                "CANCELLED",
+                ErrorCode::Cancelled,
                 "The run was cancelled before it started.",
             ));
         }
         if self.active.contains_key(&identity.run_id) {
             return Err(AdmissionError::new(
-                "DUPLICATE_RUN_ID",
+                ErrorCode::DuplicateRunId,
                 "This run id is already running.",
             ));
         }
         let Some(reservation) = self.reservations.get(&identity.run_id) else {
             return Err(AdmissionError::new(
-                "RUN_NOT_RESERVED",
+                ErrorCode::RunNotReserved,
                 "A run must be reserved before it starts.",
             ));
         };
         if reservation.identity != *identity {
             return Err(AdmissionError::new(
-                "RUN_RESERVATION_MISMATCH",
+                ErrorCode::RunReservationMismatch,
                 "The run start does not match its reservation.",
             ));
         }
@@ -255,7 +256,7 @@ mod tests {
     }
 
     fn code<T>(result: Result<T, AdmissionError>) -> Option<&'static str> {
-        result.err().map(|e| e.code)
+        result.err().map(|e| e.code.as_str())
     }
 
     #[test]

@@ -21,6 +21,6 @@ pub(crate) use auto_snapshot::{
     completed_response_snapshot, forget_after_write, invalidate_diverged_snapshot, invalidate_diverged_snapshot_at_end,
 };
 pub(crate) use coordinator::{AdmissionError, RunIdentity};
-pub(crate) use state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, tool_failure};
+pub(crate) use state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, page_tool_failure, tool_failure};
 pub(crate) use transcript::ResponseStatus;
 pub(crate) use waiters::{Waited, wait_for_user};

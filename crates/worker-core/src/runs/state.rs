@@ -14,10 +14,10 @@ use crate::runs::active::Runs;
 use crate::runs::coordinator::RunIdentity;
 use crate::runs::transcript::{ResponseStatus, Transcript};
 use crate::sessions::SessionStore;
-use protocol::Envelope;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
+use protocol::{Envelope, ErrorCode};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -25,8 +25,15 @@ use std::collections::HashSet;
 /// A tool's answer to the model: always a JSON object with `ok`.
 pub(crate) type ToolOutput = Map<String, Value>;
 
-/// `{ok:false, code, error}`.
-pub(crate) fn tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
+/// `{ok:false, code, error}` with one of the worker's own codes.
+pub(crate) fn tool_failure(code: ErrorCode, message: impl Into<String>) -> ToolOutput {
+    page_tool_failure(code.as_str(), message)
+}
+
+/// `{ok:false, code, error}` with the code the page answered. The page is
+/// untrusted, but its code reaches the model exactly as the page gave it (as
+/// in the original), because it is the model's clue what went wrong there.
+pub(crate) fn page_tool_failure(code: &str, message: impl Into<String>) -> ToolOutput {
     let mut result = Map::new();
     result.insert("ok".into(), Value::Bool(false));
     result.insert("code".into(), Value::String(code.to_owned()));
@@ -227,7 +234,7 @@ mod tests {
     #[test]
     fn tool_failures_have_the_fixed_shape() {
         assert_eq!(
-            Value::Object(tool_failure("UNKNOWN_TOOL", "Unknown tool: x")),
+            Value::Object(tool_failure(ErrorCode::UnknownTool, "Unknown tool: x")),
             json!({"ok": false, "code": "UNKNOWN_TOOL", "error": "Unknown tool: x"})
         );
     }

@@ -8,7 +8,7 @@ use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
 use crate::sessions::repository::SessionChanges;
 use crate::sessions::store::Sessions;
-use protocol::Payload;
+use protocol::{ErrorCode, Payload};
 use serde_json::Value;
 
 /// Answers one chat request.
@@ -44,7 +44,7 @@ pub(crate) async fn route<S: Storage, C: Clock>(
             Some(data) => sessions.import(data).await,
             None => {
                 return Err(RequestError::new(
-                    "MISSING_PAYLOAD_FIELD",
+                    ErrorCode::MissingPayloadField,
                     "Nothing to import was sent.",
                 ));
             }

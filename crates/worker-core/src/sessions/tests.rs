@@ -195,14 +195,14 @@ fn the_body_is_written_before_the_index_and_an_oversized_update_keeps_the_old_ch
     // Each message fits its own bound; together they pass 1 MiB.
     let big: Vec<Value> = (0..5).map(|_| user(&"x".repeat(250_000))).collect();
     let error = env.set_messages(&id, Value::Array(big)).expect_err("too large");
-    assert_eq!(error.code(), "SESSION_TOO_LARGE");
+    assert_eq!(error.code().as_str(), "SESSION_TOO_LARGE");
     assert!(
         error.message.contains("1.19 MiB") && error.message.contains("not saved"),
         "{}",
         error.message
     );
     let huge = env.set_messages(&id, json!([user(&"x".repeat(1_048_577))]));
-    assert_eq!(huge.map_err(|e| e.code()), Err("INVALID_SESSION_RECORD"));
+    assert_eq!(huge.map_err(|e| e.code().as_str()), Err("INVALID_SESSION_RECORD"));
     assert_eq!(first_content(env.get(&id)), json!("safe"));
     assert_eq!(env.body_keys().len(), 1);
 }
@@ -219,7 +219,7 @@ fn a_failed_index_write_leaves_the_prior_record_readable() {
     let error = env
         .set_messages(&id, json!([user("uncommitted")]))
         .expect_err("index write fails");
-    assert_eq!(error.code(), "STORAGE_WRITE_FAILED");
+    assert_eq!(error.code().as_str(), "STORAGE_WRITE_FAILED");
     assert!(error.message.contains("simulated interrupted index write"));
     env.storage.clear_hooks();
     assert_eq!(env.index(), before);
@@ -237,7 +237,7 @@ fn a_failed_index_write_on_create_removes_the_staged_body() {
     let kept = env.create("p", "Kept");
     env.storage.before_set(fail_key(INDEX, "index refused"));
     let error = block_on(env.repo().create("p", Some("Lost"))).expect_err("index write fails");
-    assert_eq!(error.code(), "STORAGE_WRITE_FAILED");
+    assert_eq!(error.code().as_str(), "STORAGE_WRITE_FAILED");
     env.storage.clear_hooks();
     assert_eq!(env.list("p").map(|l| l.len()), Ok(1));
     assert_eq!(env.body_keys().len(), 1);
@@ -257,7 +257,7 @@ fn quota_failures_have_a_stable_code_and_do_not_poison_later_writes() {
         }
     });
     let error = block_on(env.repo().create("p", Some("A"))).expect_err("quota");
-    assert_eq!(error.code(), "STORAGE_QUOTA_EXCEEDED");
+    assert_eq!(error.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
     assert!(error.message.contains("unsaved"));
     refuse.set(false);
     assert_eq!(env.create("p", "B")["name"], json!("B"));
@@ -318,7 +318,7 @@ fn unknown_chats_read_as_null_and_missing_bodies_refuse_updates() {
     block_on(env.storage.inner.remove(&[key])).expect("remove");
     assert_eq!(env.get(&id), None);
     assert_eq!(
-        env.set_messages(&id, json!([])).map_err(|e| e.code()),
+        env.set_messages(&id, json!([])).map_err(|e| e.code().as_str()),
         Err("SESSION_BODY_MISSING")
     );
 }
@@ -397,12 +397,12 @@ fn invalid_indexes_fail_closed_without_touching_bodies() {
         ]);
         let env = Env::with(storage);
         assert_eq!(
-            env.list("p").map_err(|e| e.code()),
+            env.list("p").map_err(|e| e.code().as_str()),
             Err("SESSION_INDEX_INVALID"),
             "{index}"
         );
         let create = block_on(env.repo().create("p", None));
-        assert_eq!(create.map_err(|e| e.code()), Err("SESSION_INDEX_INVALID"));
+        assert_eq!(create.map_err(|e| e.code().as_str()), Err("SESSION_INDEX_INVALID"));
         assert_eq!(
             env.storage.value(&key).map(|b| b["messages"][0]["content"].clone()),
             Some(json!("keep me"))
@@ -416,9 +416,12 @@ fn an_index_damaged_after_start_still_fails_closed() {
     let env = Env::new();
     let id = id_of(&env.create("p", "A"));
     env.storage.put(INDEX, json!({"version": 2, "sessions": [{"id": id}]}));
-    assert_eq!(env.list("p").map_err(|e| e.code()), Err("SESSION_INDEX_INVALID"));
     assert_eq!(
-        block_on(env.repo().delete(&id)).map_err(|e| e.code()),
+        env.list("p").map_err(|e| e.code().as_str()),
+        Err("SESSION_INDEX_INVALID")
+    );
+    assert_eq!(
+        block_on(env.repo().delete(&id)).map_err(|e| e.code().as_str()),
         Err("SESSION_INDEX_INVALID")
     );
     assert_eq!(env.body_keys().len(), 1);
@@ -432,9 +435,12 @@ fn a_missing_index_with_bodies_fails_closed() {
         (&key, json!({"version": 2, "id": "preserved", "messages": []})),
     ]);
     let env = Env::with(storage);
-    assert_eq!(env.list("p").map_err(|e| e.code()), Err("SESSION_INDEX_MISSING"));
+    assert_eq!(
+        env.list("p").map_err(|e| e.code().as_str()),
+        Err("SESSION_INDEX_MISSING")
+    );
     let create = block_on(env.repo().create("p", None));
-    assert_eq!(create.map_err(|e| e.code()), Err("SESSION_INDEX_MISSING"));
+    assert_eq!(create.map_err(|e| e.code().as_str()), Err("SESSION_INDEX_MISSING"));
     assert_eq!(env.storage.value(INDEX), None);
     assert!(env.storage.value(&key).is_some());
 }
@@ -451,7 +457,10 @@ fn a_missing_index_resumes_migration_only_when_every_body_is_legacy_data() {
         ),
     ]);
     let env = Env::with(storage);
-    assert_eq!(env.list("p").map_err(|e| e.code()), Err("SESSION_INDEX_MISSING"));
+    assert_eq!(
+        env.list("p").map_err(|e| e.code().as_str()),
+        Err("SESSION_INDEX_MISSING")
+    );
     assert_eq!(env.storage.value(INDEX), None);
     assert!(env.storage.value(&unrelated).is_some());
     assert_eq!(env.storage.value(storage_keys::SESSIONS), Some(legacy.clone()));
@@ -763,7 +772,7 @@ fn imports_accept_bare_arrays_and_version_one_and_refuse_other_versions() {
         json!({"version": "x", "sessions": []}),
     ] {
         assert_eq!(
-            import(&env, bad.clone()).map_err(|e| e.code()),
+            import(&env, bad.clone()).map_err(|e| e.code().as_str()),
             Err("UNSUPPORTED_IMPORT_VERSION"),
             "{bad}"
         );
@@ -777,7 +786,7 @@ fn imports_enforce_the_record_limit_before_writing_anything() {
         .map(|i| json!({"id": format!("too-many-{i}"), "projectId": "p", "messages": []}))
         .collect();
     assert_eq!(
-        import(&env, Value::Array(records)).map_err(|e| e.code()),
+        import(&env, Value::Array(records)).map_err(|e| e.code().as_str()),
         Err("SESSION_IMPORT_RECORD_LIMIT")
     );
     assert_eq!(env.body_keys(), Vec::<String>::new());
@@ -797,7 +806,7 @@ fn imports_enforce_the_aggregate_size_and_reject_oversized_records() {
     );
     let records: Vec<Value> = (0..9).map(|i| big(&format!("b{i}"))).collect();
     assert_eq!(
-        import(&env, Value::Array(records)).map_err(|e| e.code()),
+        import(&env, Value::Array(records)).map_err(|e| e.code().as_str()),
         Err("SESSION_IMPORT_SIZE_LIMIT")
     );
     assert_eq!(env.body_keys().len(), 1, "an aborted import writes nothing");
@@ -942,7 +951,10 @@ fn a_damaged_checkpoint_journal_stops_the_delete() {
         json!({"version": 7, "entries": []}),
     );
     let result = block_on(env.repo().delete(&id));
-    assert_eq!(result.map_err(|e| e.code()), Err("EDIT_CHECKPOINT_INDEX_INVALID"));
+    assert_eq!(
+        result.map_err(|e| e.code().as_str()),
+        Err("EDIT_CHECKPOINT_INDEX_INVALID")
+    );
     assert!(env.get(&id).is_some());
 }
 
@@ -1099,7 +1111,7 @@ fn run_transcripts_append_or_update_the_final_answer() {
     );
     let invalid = json!({"role": "tool", "content": "x"});
     assert_eq!(
-        block_on(env.repo().persist_run_transcript(&id, &start, &invalid)).map_err(|e| e.code()),
+        block_on(env.repo().persist_run_transcript(&id, &start, &invalid)).map_err(|e| e.code().as_str()),
         Err("INVALID_SESSION_RECORD")
     );
 }

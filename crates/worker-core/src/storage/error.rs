@@ -7,6 +7,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::PlatformError;
+use protocol::ErrorCode;
 use protocol::endpoint_policy::{EndpointError, EndpointErrorCode};
 use serde_json::{Value, json};
 
@@ -41,29 +42,30 @@ pub(crate) enum StorageErrorCode {
 }
 
 impl StorageErrorCode {
-    pub(crate) const fn as_str(self) -> &'static str {
+    /// The catalogue code this is.
+    pub(crate) const fn code(self) -> ErrorCode {
         match self {
-            StorageErrorCode::QuotaExceeded => "STORAGE_QUOTA_EXCEEDED",
-            StorageErrorCode::WriteFailed => "STORAGE_WRITE_FAILED",
-            StorageErrorCode::ReadFailed => "STORAGE_READ_FAILED",
-            StorageErrorCode::InvalidSettings => "INVALID_SETTINGS",
-            StorageErrorCode::InvalidModelId => "INVALID_MODEL_ID",
-            StorageErrorCode::DuplicateModelId => "DUPLICATE_MODEL_ID",
-            StorageErrorCode::UnknownModel => "UNKNOWN_MODEL",
-            StorageErrorCode::InvalidModelMutation => "INVALID_MODEL_MUTATION",
-            StorageErrorCode::Endpoint(code) => code.as_str(),
-            StorageErrorCode::IndexInvalid => "SESSION_INDEX_INVALID",
-            StorageErrorCode::IndexMissing => "SESSION_INDEX_MISSING",
-            StorageErrorCode::BodyMissing => "SESSION_BODY_MISSING",
-            StorageErrorCode::TooLarge => "SESSION_TOO_LARGE",
-            StorageErrorCode::InvalidRecord => "INVALID_SESSION_RECORD",
-            StorageErrorCode::UnsupportedImportVersion => "UNSUPPORTED_IMPORT_VERSION",
-            StorageErrorCode::ImportRecordLimit => "SESSION_IMPORT_RECORD_LIMIT",
-            StorageErrorCode::ImportSizeLimit => "SESSION_IMPORT_SIZE_LIMIT",
-            StorageErrorCode::MigrationIdCollision => "MIGRATION_ID_COLLISION",
-            StorageErrorCode::MigrationVerifyFailed => "MIGRATION_VERIFY_FAILED",
-            StorageErrorCode::EditCheckpointIndexInvalid => "EDIT_CHECKPOINT_INDEX_INVALID",
-            StorageErrorCode::DocumentSnapshotIndexInvalid => "DOCUMENT_SNAPSHOT_INDEX_INVALID",
+            StorageErrorCode::QuotaExceeded => ErrorCode::StorageQuotaExceeded,
+            StorageErrorCode::WriteFailed => ErrorCode::StorageWriteFailed,
+            StorageErrorCode::ReadFailed => ErrorCode::StorageReadFailed,
+            StorageErrorCode::InvalidSettings => ErrorCode::InvalidSettings,
+            StorageErrorCode::InvalidModelId => ErrorCode::InvalidModelId,
+            StorageErrorCode::DuplicateModelId => ErrorCode::DuplicateModelId,
+            StorageErrorCode::UnknownModel => ErrorCode::UnknownModel,
+            StorageErrorCode::InvalidModelMutation => ErrorCode::InvalidModelMutation,
+            StorageErrorCode::Endpoint(code) => code.code(),
+            StorageErrorCode::IndexInvalid => ErrorCode::SessionIndexInvalid,
+            StorageErrorCode::IndexMissing => ErrorCode::SessionIndexMissing,
+            StorageErrorCode::BodyMissing => ErrorCode::SessionBodyMissing,
+            StorageErrorCode::TooLarge => ErrorCode::SessionTooLarge,
+            StorageErrorCode::InvalidRecord => ErrorCode::InvalidSessionRecord,
+            StorageErrorCode::UnsupportedImportVersion => ErrorCode::UnsupportedImportVersion,
+            StorageErrorCode::ImportRecordLimit => ErrorCode::SessionImportRecordLimit,
+            StorageErrorCode::ImportSizeLimit => ErrorCode::SessionImportSizeLimit,
+            StorageErrorCode::MigrationIdCollision => ErrorCode::MigrationIdCollision,
+            StorageErrorCode::MigrationVerifyFailed => ErrorCode::MigrationVerifyFailed,
+            StorageErrorCode::EditCheckpointIndexInvalid => ErrorCode::EditCheckpointIndexInvalid,
+            StorageErrorCode::DocumentSnapshotIndexInvalid => ErrorCode::DocumentSnapshotIndexInvalid,
         }
     }
 }
@@ -124,14 +126,15 @@ impl StorageError {
         }
     }
 
-    pub(crate) fn code(&self) -> &'static str {
-        self.code.as_str()
+    /// The catalogue code.
+    pub(crate) fn code(&self) -> ErrorCode {
+        self.code.code()
     }
 }
 
 impl std::fmt::Display for StorageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.code.as_str(), self.message)
+        write!(f, "{}: {}", self.code(), self.message)
     }
 }
 
@@ -139,7 +142,7 @@ impl std::error::Error for StorageError {}
 
 impl From<StorageError> for RequestError {
     fn from(error: StorageError) -> Self {
-        RequestError::new(error.code.as_str(), error.message)
+        RequestError::new(error.code(), error.message)
     }
 }
 
@@ -150,14 +153,14 @@ mod tests {
     #[test]
     fn quota_failures_get_their_own_code_and_others_quote_the_browser() {
         let quota = StorageError::write(&PlatformError("QUOTA_BYTES quota exceeded".into()));
-        assert_eq!(quota.code(), "STORAGE_QUOTA_EXCEEDED");
+        assert_eq!(quota.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
         assert!(quota.message.contains("unsaved"));
         let upper = StorageError::write(&PlatformError("Resource::kQuotaBytes QUOTA".into()));
-        assert_eq!(upper.code(), "STORAGE_QUOTA_EXCEEDED");
+        assert_eq!(upper.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
         let other = StorageError::write(&PlatformError("IO error".into()));
-        assert_eq!(other.code(), "STORAGE_WRITE_FAILED");
+        assert_eq!(other.code().as_str(), "STORAGE_WRITE_FAILED");
         assert!(other.message.ends_with("IO error"));
         let request: RequestError = other.into();
-        assert_eq!(request.code, "STORAGE_WRITE_FAILED");
+        assert_eq!(request.code.as_str(), "STORAGE_WRITE_FAILED");
     }
 }

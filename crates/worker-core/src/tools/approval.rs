@@ -11,6 +11,7 @@ use crate::platform::Platform;
 use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
 use crate::tools::metadata::{Approval, Effect};
 use crate::tools::registry::Route;
+use protocol::ErrorCode;
 use protocol::Payload;
 use protocol::diff_preview::DiffPreview;
 use protocol::js;
@@ -98,7 +99,7 @@ pub(crate) async fn authorize<P: Platform>(
         }
         Waited::Answered(ApprovalAction::ApproveOnce) => Ok(Ok(())),
         Waited::Answered(ApprovalAction::Deny) | Waited::TimedOut => {
-            Ok(Err(tool_failure("TOOL_DENIED", "The user denied this action.")))
+            Ok(Err(tool_failure(ErrorCode::ToolDenied, "The user denied this action.")))
         }
     }
 }

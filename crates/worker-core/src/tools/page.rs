@@ -12,13 +12,14 @@
 use crate::cancel::Cancelled;
 use crate::page_client;
 use crate::platform::{Platform, Tabs};
-use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
+use crate::runs::{CallInfo, RunContext, ToolOutput, page_tool_failure, tool_failure};
 use crate::tools::metadata::Preflight;
 use crate::tools::preflight::{Check, WaitKind, wait_until};
 use content_bridge::PageError;
 use content_bridge::context::{EditorRead, PageContext};
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::probe::PageProbe;
+use protocol::ErrorCode;
 use protocol::limits::MAX_EDITOR_TRANSACTION_CHARS;
 use protocol::payloads::ContextRequest;
 
@@ -30,7 +31,7 @@ pub(crate) async fn check_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<Re
         Ok(())
     } else {
         Err(tool_failure(
-            "STALE_RUN_TAB",
+            ErrorCode::StaleRunTab,
             "The Typst tab this chat started from was closed or has navigated since the run began, so nothing \
              was read from it.",
         ))
@@ -67,7 +68,7 @@ async fn page_probe<P: Platform>(run: &RunContext<'_, P>) -> Result<Result<PageP
 
 /// A page failure as the model sees it.
 pub(crate) fn page_failure(error: &PageError) -> ToolOutput {
-    tool_failure(&error.code, error.message.clone())
+    page_tool_failure(&error.code, error.message.clone())
 }
 
 // ----- waiting for the page -----
@@ -80,7 +81,7 @@ pub(crate) async fn capabilities<P: Platform>(
     needs: Preflight,
 ) -> Result<Result<(), ToolOutput>, Cancelled> {
     let kind = WaitKind {
-        timeout_code: "PREFLIGHT_TIMEOUT",
+        timeout_code: ErrorCode::PreflightTimeout,
         timeout_message: "Waited too long for the page to be ready.",
     };
     wait_until(run, call, kind, async || {
@@ -143,7 +144,7 @@ pub(crate) async fn message_file_context<P: Platform>(
         return Ok(page_context(run, request).await?.map_err(|error| page_failure(&error)));
     };
     let kind = WaitKind {
-        timeout_code: "ACTIVE_FILE_PREFLIGHT_TIMEOUT",
+        timeout_code: ErrorCode::ActiveFilePreflightTimeout,
         timeout_message: "Waited too long for the file of the message to be open again.",
     };
     wait_until(run, call, kind, async || {

@@ -14,6 +14,7 @@
 use crate::cancel::Cancelled;
 use crate::platform::{Clock, Platform};
 use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
+use protocol::ErrorCode;
 use protocol::Payload;
 use protocol::payloads::{CallRef, PreflightAction, PreflightWaiting};
 
@@ -32,7 +33,7 @@ pub(crate) enum Check<T> {
 /// How a wait reports its timeout.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WaitKind {
-    pub(crate) timeout_code: &'static str,
+    pub(crate) timeout_code: ErrorCode,
     /// Starts the timeout message; the hint follows.
     pub(crate) timeout_message: &'static str,
 }
@@ -91,7 +92,7 @@ where
         .await?;
         if waited == Waited::Answered(PreflightAction::Cancel) {
             return Ok(Err(tool_failure(
-                "PREFLIGHT_DENIED",
+                ErrorCode::PreflightDenied,
                 format!("The user skipped this tool call. {hint}"),
             )));
         }

@@ -18,6 +18,7 @@ use crate::typst_reference;
 use content_bridge::context::PageContext;
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::workspace::{FileStructure, Incompleteness};
+use protocol::ErrorCode;
 use protocol::active_file::{ActiveEditorFile, normalize_project_relative_path};
 use protocol::js;
 use protocol::limits::{
@@ -42,7 +43,7 @@ pub(crate) async fn run_read_tool<P: Platform>(
         "read_diagnostics" => read_diagnostics(run).await,
         "read_file_structure" => read_file_structure(run, call).await,
         "open_project_file" => open_project_file(run, call, args).await,
-        other => Ok(tool_failure("UNKNOWN_TOOL", format!("Unknown tool: {other}"))),
+        other => Ok(tool_failure(ErrorCode::UnknownTool, format!("Unknown tool: {other}"))),
     }
 }
 
@@ -87,7 +88,7 @@ fn document_request(args: &Map<String, Value>) -> ContextRequest {
 fn document_result(context: &PageContext) -> ToolOutput {
     let (Some(state), Some(range)) = (context.state(), context.numbered()) else {
         let message = context.error().unwrap_or("The editor text is not available.");
-        return tool_failure("EDITOR_UNAVAILABLE", message);
+        return tool_failure(ErrorCode::EditorUnavailable, message);
     };
     let next = range.next_start_line.unwrap_or(range.end_line + 1);
     let mut text = range.text.clone();
@@ -214,7 +215,7 @@ async fn read_file_structure<P: Platform>(
     call: CallInfo<'_>,
 ) -> Result<ToolOutput, Cancelled> {
     let kind = WaitKind {
-        timeout_code: "FILE_STRUCTURE_PREFLIGHT_TIMEOUT",
+        timeout_code: ErrorCode::FileStructurePreflightTimeout,
         timeout_message: "Waited too long for the Files sidebar.",
     };
     let request = ContextRequest {
@@ -263,13 +264,13 @@ async fn open_project_file<P: Platform>(
         .and_then(normalize_project_relative_path)
     else {
         return Ok(tool_failure(
-            "INVALID_PROJECT_FILE_PATH",
+            ErrorCode::InvalidProjectFilePath,
             "path must be a clean project-relative file path with an extension.",
         ));
     };
     let previous = run.message_file().map(|file| file.relative_path);
     let kind = WaitKind {
-        timeout_code: "PROJECT_FILE_PREFLIGHT_TIMEOUT",
+        timeout_code: ErrorCode::ProjectFilePreflightTimeout,
         timeout_message: "Waited too long for the file to be opened.",
     };
     let request = file_identity_request();
@@ -323,7 +324,7 @@ fn read_typst_docs(args: &Map<String, Value>) -> ToolOutput {
     match typst_reference::read_typst_docs(topic) {
         Value::Object(map) => map,
         _ => tool_failure(
-            "TYPST_DOCS_UNAVAILABLE",
+            ErrorCode::TypstDocsUnavailable,
             "The bundled Typst reference could not be read.",
         ),
     }

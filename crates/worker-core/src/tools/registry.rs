@@ -9,6 +9,7 @@
 
 use crate::tools::metadata::{Approval, Effect, Preflight, builtin_policy};
 use crate::tools::specs::builtin_specs;
+use protocol::ErrorCode;
 use protocol::tool_schema::{SchemaOptions, ToolSchema};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -37,7 +38,7 @@ pub(crate) struct Route {
 /// errors make a run fail with `TOOL_REGISTRY_INVALID`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RegistryError {
-    pub(crate) code: &'static str,
+    pub(crate) code: ErrorCode,
     pub(crate) name: String,
     pub(crate) message: String,
 }
@@ -56,7 +57,7 @@ impl ToolRegistry {
         for spec in builtin_specs() {
             let name = spec["function"]["name"].as_str().unwrap_or_default().to_owned();
             let invalid = |message: String| RegistryError {
-                code: "INVALID_BUILTIN_TOOL",
+                code: ErrorCode::InvalidBuiltinTool,
                 name: name.clone(),
                 message,
             };
@@ -82,7 +83,7 @@ impl ToolRegistry {
     pub(crate) fn add(&mut self, route: Route) -> Result<(), RegistryError> {
         if let Some(existing) = self.route(&route.name) {
             return Err(RegistryError {
-                code: "TOOL_NAME_COLLISION",
+                code: ErrorCode::ToolNameCollision,
                 name: route.name.clone(),
                 message: format!(
                     "The function name {} is already used by {}.",
@@ -161,7 +162,7 @@ mod tests {
         };
         copy.identity = "custom:t1".into();
         let refused = registry.add(copy.clone()).err();
-        assert_eq!(refused.map(|e| e.code), Some("TOOL_NAME_COLLISION"));
+        assert_eq!(refused.map(|e| e.code.as_str()), Some("TOOL_NAME_COLLISION"));
         copy.name = "search_arxiv".into();
         copy.spec["function"]["name"] = "search_arxiv".into();
         assert!(registry.add(copy).is_ok());

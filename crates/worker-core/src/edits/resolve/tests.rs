@@ -44,7 +44,7 @@ fn result(tool: &str, args: Value, text: &str) -> String {
 fn code(tool: &str, args: Value, snapshot: &EditSnapshot) -> &'static str {
     match prepare_editor_edit(tool, &args, snapshot) {
         Ok(prepared) => panic!("expected a failure, got {prepared:?}"),
-        Err(error) => error.code(),
+        Err(error) => error.code().as_str(),
     }
 }
 
@@ -574,7 +574,7 @@ fn snapshots_come_from_a_whole_edit_context() {
         "aBc"
     );
 
-    let unavailable = |editor: EditorRead| EditSnapshot::from_context(&context(editor)).map_err(|e| e.code());
+    let unavailable = |editor: EditorRead| EditSnapshot::from_context(&context(editor)).map_err(|e| e.code().as_str());
     assert_eq!(
         unavailable(EditorRead::Text {
             state: state("abc", ""),

@@ -35,7 +35,7 @@ fn only_user_and_assistant_messages_with_string_content_are_kept() {
 fn message_lists_are_bounded_and_errors_name_the_message() {
     let many = vec![json!({"role": "user", "content": "x"}); MAX_MESSAGES + 1];
     assert_eq!(
-        normalize_message_list(&many, Origin::Local, NOW).map_err(|e| e.code()),
+        normalize_message_list(&many, Origin::Local, NOW).map_err(|e| e.code().as_str()),
         Err("INVALID_SESSION_RECORD")
     );
     let error = normalize_message_list(
