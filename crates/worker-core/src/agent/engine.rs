@@ -28,7 +28,7 @@ use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
 use crate::runs::{
-    AdmissionError, ResponseStatus, RunContext, RunIdentity, Runs, ToolOutput, completed_response_snapshot,
+    AdmissionError, RunContext, RunIdentity, Runs, ToolOutput, completed_response_snapshot,
     invalidate_diverged_snapshot, invalidate_diverged_snapshot_at_end, tool_failure,
 };
 use crate::sessions::{SessionStore, Sessions};
@@ -37,6 +37,7 @@ use crate::storage::StorageError;
 use crate::tools::{RegistryError, ToolRegistry, execution_order, page_context};
 use protocol::ErrorCode;
 use protocol::active_file::ActiveEditorFile;
+use protocol::answer::ResponseStatus;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
 use protocol::payloads::{AiStreamStart, RunTerminal, StreamBatch, StreamItem, ToolCallInfo, ToolCalls, ToolResult};
@@ -176,7 +177,7 @@ async fn persist<P: Platform>(
     start_messages: &[Value],
     status: ResponseStatus,
 ) -> Result<(), RunError> {
-    let Some(entry) = run.events.transcript_entry(status) else {
+    let Some(entry) = run.events.answer_entry(status) else {
         return Ok(());
     };
     let sessions = Sessions::new(run.platform.storage(), run.platform.clock(), store);
@@ -186,7 +187,7 @@ async fn persist<P: Platform>(
     Ok(())
 }
 
-/// Saves the transcript and sends the one terminal event.
+/// Saves the answer and sends the one terminal event.
 async fn finish<P: Platform>(
     run: &RunContext<'_, P>,
     store: &SessionStore,

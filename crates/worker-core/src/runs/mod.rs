@@ -1,6 +1,6 @@
 //! Agent runs as the worker keeps them: admission, the runs in progress, the
 //! waits for the user, what one run carries while it works, the chat's
-//! automatic snapshot and the transcript the worker saves.
+//! automatic snapshot and the answer the worker saves.
 //!
 //! [`Runs`] (`active`) is the run state of one worker instance, shared by
 //! every message handler; `AI_RUN_RESERVE` and `AI_STREAM_START` are admitted
@@ -13,7 +13,6 @@ mod active;
 mod auto_snapshot;
 mod coordinator;
 mod state;
-mod transcript;
 mod waiters;
 
 pub(crate) use active::Runs;
@@ -22,5 +21,4 @@ pub(crate) use auto_snapshot::{
 };
 pub(crate) use coordinator::{AdmissionError, RunIdentity};
 pub(crate) use state::{CallInfo, RunCheckpoint, RunContext, ToolOutput, page_tool_failure, tool_failure};
-pub(crate) use transcript::ResponseStatus;
 pub(crate) use waiters::{Waited, wait_for_user};

@@ -6,16 +6,17 @@
 //! every extension page; panels keep only their own run's. After the terminal
 //! event nothing else is sent, so a late batch or tool result can never
 //! reopen a finished answer. Every event the panel renders is also recorded
-//! in the run's [`Transcript`], which is what the worker saves.
+//! in the run's [`AnswerRecord`] (protocol's, the same record the panel
+//! builds), which is what the worker saves.
 
 use crate::cancel::Cancellation;
 use crate::platform::{Messenger, Platform, PlatformError, Tab};
 use crate::runs::active::Runs;
 use crate::runs::coordinator::RunIdentity;
-use crate::runs::transcript::{ResponseStatus, Transcript};
 use crate::sessions::SessionStore;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
+use protocol::answer::{AnswerRecord, ResponseStatus};
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::{Envelope, ErrorCode};
 use serde_json::{Map, Value};
@@ -68,7 +69,8 @@ pub(crate) struct RunEvents<'a, M: Messenger> {
     messenger: &'a M,
     run_id: String,
     terminal: Cell<bool>,
-    transcript: RefCell<Transcript>,
+    /// What the panel was shown, the answer the worker saves.
+    answer: RefCell<AnswerRecord>,
 }
 
 impl<'a, M: Messenger> RunEvents<'a, M> {
@@ -77,16 +79,27 @@ impl<'a, M: Messenger> RunEvents<'a, M> {
             messenger,
             run_id: run_id.to_owned(),
             terminal: Cell::new(false),
-            transcript: RefCell::new(Transcript::new()),
+            answer: RefCell::new(AnswerRecord::new()),
         }
     }
 
+    /// Records what the panel renders of `payload` in the run's answer (the
+    /// record keeps the stream's order and bounds; a result for a call it
+    /// does not hold is dropped).
     fn record(&self, payload: &Payload) {
-        let mut transcript = self.transcript.borrow_mut();
+        let mut answer = self.answer.borrow_mut();
         match payload {
-            Payload::AiStreamBatch(batch) => transcript.record_batch(&batch.items),
-            Payload::AiToolCalls(calls) => transcript.record_tool_calls(&calls.calls),
-            Payload::AiToolResult(result) => transcript.record_tool_result(&result.call_id, &result.result),
+            Payload::AiStreamBatch(batch) => {
+                for item in &batch.items {
+                    answer.push(item.channel, &item.text);
+                }
+            }
+            Payload::AiToolCalls(calls) => {
+                answer.add_tool_calls(&calls.calls);
+            }
+            Payload::AiToolResult(result) => {
+                answer.set_tool_result(&result.call_id, &result.result);
+            }
             _ => {}
         }
     }
@@ -113,8 +126,8 @@ impl<'a, M: Messenger> RunEvents<'a, M> {
     }
 
     /// The display entry of what was shown so far.
-    pub(crate) fn transcript_entry(&self, status: ResponseStatus) -> Option<Value> {
-        self.transcript.borrow().entry(status)
+    pub(crate) fn answer_entry(&self, status: ResponseStatus) -> Option<Value> {
+        self.answer.borrow().entry(status)
     }
 }
 
@@ -195,7 +208,9 @@ impl<'a, P: Platform> RunContext<'a, P> {
 mod tests {
     use super::*;
     use crate::fakes::FakeBrowser;
-    use protocol::payloads::{RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem};
+    use protocol::payloads::{
+        RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem, ToolCallInfo, ToolCalls, ToolResult,
+    };
     use serde_json::json;
 
     #[test]
@@ -227,8 +242,55 @@ mod tests {
                 json!({"type": "AI_STREAM_DONE", "runId": "run-1", "payload": {}}),
             ]
         );
-        let entry = events.transcript_entry(ResponseStatus::Complete);
+        let entry = events.answer_entry(ResponseStatus::Complete);
         assert_eq!(entry.map(|e| e["content"].clone()), Some(json!("hi")));
+    }
+
+    #[test]
+    fn the_answer_records_batches_calls_and_results_in_stream_order() {
+        let browser = FakeBrowser::default();
+        let events = RunEvents::new(&browser, "run-1");
+        let batch = |channel, text: &str| {
+            Payload::AiStreamBatch(StreamBatch {
+                items: vec![StreamItem {
+                    channel,
+                    text: text.into(),
+                }],
+            })
+        };
+        let call = ToolCallInfo {
+            id: "c1".into(),
+            name: "read_document".into(),
+            args: Map::new(),
+        };
+        events.emit(batch(StreamChannel::Reasoning, "think"));
+        events.emit(batch(StreamChannel::Content, "Reading."));
+        events.emit(Payload::AiToolCalls(ToolCalls { calls: vec![call] }));
+        for call_id in ["c1", "stray"] {
+            events.emit(Payload::AiToolResult(ToolResult {
+                call_id: call_id.into(),
+                name: "read_document".into(),
+                result: tool_failure(ErrorCode::UnknownTool, "x"),
+            }));
+        }
+        events.emit(batch(StreamChannel::Content, "Done."));
+        assert_eq!(
+            events.answer_entry(ResponseStatus::Incomplete),
+            Some(json!({
+                "role": "assistant",
+                "content": "Reading.Done.",
+                "segments": [
+                    {"type": "reasoning", "content": "think"},
+                    {"type": "text", "content": "Reading."},
+                    {"type": "tools", "calls": [{"id": "c1", "name": "read_document", "args": {}}],
+                     "results": {"c1": {"ok": false, "code": "UNKNOWN_TOOL", "error": "x"}}},
+                    {"type": "text", "content": "Done."}
+                ],
+                "responseStatus": "incomplete",
+                "toolCalls": [{"id": "c1", "name": "read_document", "args": {}}],
+                "reasoning": "think"
+            }))
+        );
     }
 
     #[test]
