@@ -2,8 +2,11 @@
  * Isolated-world content script on typst.app (document_start).
  *
  * Relays the worker's page requests to the main-world runtime and its answers
- * back. Trust: a per-document nonce, fixed at load, authenticates the main
- * world's replies; the worker's requests arrive only through chrome.runtime.
+ * back. A per-document nonce, fixed at load, marks this bridge's messages on
+ * window; it is not a secret (scripts of the page can observe postMessage),
+ * so it separates our traffic from unrelated messages but authenticates
+ * nothing, and the worker checks every answer again. The worker's requests
+ * arrive only through chrome.runtime.
  * Requests wait for the handshake, are bounded in number and time, can be
  * cancelled, and are rejected when the page unloads. If the registered
  * main-world script never answers, the main-world files are loaded by
