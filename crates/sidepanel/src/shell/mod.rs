@@ -20,7 +20,7 @@ mod toast;
 
 use crate::app::{BrowserTab, Chat, ComposerState, Controller, Ports, SettingsTab, Ui};
 use crate::attachments::{Attachments, ContextKind};
-use crate::chat::{AssistantStream, ChatView, ResponseStatus};
+use crate::chat::{AssistantStream, ChatView};
 use crate::dom::{self, by_id};
 use crate::sessions::SessionMeta;
 use crate::settings::Settings;
@@ -29,6 +29,7 @@ use crate::worker_client::WorkerError;
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
 use protocol::MessageType;
+use protocol::answer::ResponseStatus;
 use protocol::constants::EditorApprovalMode;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{

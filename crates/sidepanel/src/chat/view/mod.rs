@@ -31,10 +31,11 @@ mod tool_block;
 
 pub(crate) use diff::diff_element;
 
-use super::model::{ResponseStatus, StreamModel, latest_completed_response_index};
+use super::model::StreamModel;
 use crate::dom::{self, el};
 use banners::ApprovalBanner;
 use groups::{assistant_group, user_group};
+use protocol::answer::{ResponseStatus, latest_completed_response_index};
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{ApprovalAction, PreflightAction};
 use reasoning::LiveReasoning;
