@@ -2,7 +2,8 @@
 //! session menu (stopping a run of another chat first), saving, creating,
 //! renaming and deleting.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::history::History;
 use crate::sessions::{self, AfterDelete, NEW_CHAT_NAME, Session, SessionMeta};
 use crate::worker_client::WorkerError;

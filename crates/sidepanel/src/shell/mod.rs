@@ -1,6 +1,7 @@
 //! The browser shell of the panel (wasm only): builds the DOM, implements
-//! [`crate::app::Shell`] with `chrome.*`, the DOM and the chat module's
-//! [`ChatView`], and turns DOM events into controller calls.
+//! the controller's `Shell` traits (`app/shell.rs`) with `chrome.*`, the DOM
+//! and the chat module's [`ChatView`], and turns DOM events into controller
+//! calls.
 //!
 //! Event handlers find the controller through the handle of `handle.rs` and
 //! start its flows with `spawn_local`; they never hold a borrow of panel
