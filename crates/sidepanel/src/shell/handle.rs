@@ -7,6 +7,7 @@
 //! `mod.rs`. Handlers never hold a borrow of panel state across a call, so a
 //! handler that fires while another flow awaits sees consistent state.
 
+use super::toast::ToastView;
 use crate::app::Controller;
 use crate::chat::{AssistantStream, ChatView};
 use crate::sessions::SessionMeta;
@@ -14,8 +15,6 @@ use crate::settings::Settings;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
-
-use super::toast::ToastView;
 
 /// The panel's controller over the browser shell.
 pub(super) type App = Controller<WasmShell>;
