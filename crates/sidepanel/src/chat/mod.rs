@@ -7,9 +7,8 @@
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
 //! HTML), [`model`] (the streaming state machine over protocol's saved answer
 //! record, whose entry is the saved display message) and [`labels`] (every
-//! text a block shows). The wasm-only `view/`
-//! mirrors those decisions into DOM nodes; its `html_sink.rs` is the panel's
-//! only HTML sink.
+//! text a block shows). The wasm-only `view/` mirrors those decisions into
+//! DOM nodes; its `html_sink.rs` is the panel's only HTML sink.
 //!
 //! # API for the rest of the panel (wasm only)
 //!
@@ -45,8 +44,8 @@
 //! let entry = stream.finish(ResponseStatus::Incomplete); // AI_STREAM_CANCELLED / _ERROR / local stop
 //! // `entry` is Some(display message) to push onto the history and save with
 //! // SESSION_UPDATE: protocol::answer::AnswerRecord::entry, the same message
-//! // the worker saves for the answer. None means nothing arrived: the bubble was
-//! // removed (an error before any output shows no empty answer).
+//! // the worker saves for the answer. None means nothing arrived: the bubble
+//! // was removed (an error before any output shows no empty answer).
 //!
 //! chat.scroll_to_bottom();
 //! ```
