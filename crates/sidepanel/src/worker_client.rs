@@ -1,5 +1,7 @@
 //! Requests to the worker and the checks on its answers.
 
+use protocol::ErrorCode;
+use protocol::response::{Responder, UnwrapError};
 use serde_json::{Value, json};
 
 /// Why a request to the worker produced no data.
@@ -13,9 +15,10 @@ pub(crate) struct WorkerError {
 }
 
 impl WorkerError {
-    fn new(code: &str, message: impl Into<String>) -> Self {
+    /// An error the panel itself reports, with its catalogue code.
+    pub(crate) fn panel(code: ErrorCode, message: impl Into<String>) -> Self {
         WorkerError {
-            code: code.to_owned(),
+            code: code.as_str().to_owned(),
             message: message.into(),
             details: None,
         }
@@ -46,39 +49,28 @@ pub(crate) fn run_request(
     envelope
 }
 
-/// The data of a successful answer to `request_id`; anything else is an error
-/// (a missing answer, another request's answer, a malformed envelope).
+/// The data of a successful answer to `request_id`, read by protocol's one
+/// response reader. An answer that is not a valid response to this request
+/// (a missing answer, another request's answer, a malformed envelope or
+/// payload) is the panel's `INVALID_RESPONSE`; a failure keeps the worker's
+/// code, message and details.
+///
+/// The reader is strict: a failure must carry a non-blank code and message,
+/// where the panel once filled in `REQUEST_FAILED` and a default sentence.
+/// The worker (and its shim, when the wasm failed to start) always sends
+/// both, so no answer a user can meet reads differently.
 pub(crate) fn unwrap_response(request_id: &str, response: &Value) -> Result<Value, WorkerError> {
-    if response.get("type").and_then(Value::as_str) != Some(protocol::MessageType::Response.as_str())
-        || response.get("requestId").and_then(Value::as_str) != Some(request_id)
-    {
-        return Err(WorkerError::new(
-            "INVALID_RESPONSE",
+    protocol::response::unwrap_response(request_id, response, Responder::Worker).map_err(|error| match error {
+        UnwrapError::Invalid(_) => WorkerError::panel(
+            ErrorCode::InvalidResponse,
             "The worker's answer did not match the request.",
-        ));
-    }
-    let payload = &response["payload"];
-    match payload.get("ok").and_then(Value::as_bool) {
-        Some(true) => payload
-            .get("data")
-            .cloned()
-            .ok_or_else(|| WorkerError::new("INVALID_RESPONSE", "The worker's answer has no data.")),
-        Some(false) => {
-            let error = &payload["error"];
-            let code = error.get("code").and_then(Value::as_str).unwrap_or("REQUEST_FAILED");
-            let message = error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("The request failed.");
-            let mut failure = WorkerError::new(code, message);
-            failure.details = error.get("details").filter(|d| !d.is_null()).cloned();
-            Err(failure)
-        }
-        None => Err(WorkerError::new(
-            "INVALID_RESPONSE",
-            "The worker's answer has no ok flag.",
-        )),
-    }
+        ),
+        UnwrapError::Failed(failure) => WorkerError {
+            code: failure.code,
+            message: failure.message,
+            details: failure.details,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -90,7 +82,14 @@ mod tests {
         let ok = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": true, "data": "light"}});
         assert_eq!(unwrap_response("r", &ok), Ok(json!("light")));
         let failed = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r", "payload": {"ok": false, "error": {"code": "X", "message": "m"}}});
-        assert_eq!(unwrap_response("r", &failed), Err(WorkerError::new("X", "m")));
+        assert_eq!(
+            unwrap_response("r", &failed),
+            Err(WorkerError {
+                code: "X".to_owned(),
+                message: "m".to_owned(),
+                details: None
+            })
+        );
         let detailed = json!({"type": "PROTOCOL_RESPONSE", "requestId": "r",
             "payload": {"ok": false, "error": {"code": "X", "message": "m", "details": {"revertedCount": 1}}}});
         assert_eq!(

@@ -1,7 +1,8 @@
 //! The Context menu's attachments: the editor selection and preview
 //! captures, and their refresh from the send's tab just before a send.
 
-use super::{Controller, Shell, field_str, page_error};
+use super::controller::{Controller, field_str, page_error};
+use super::shell::Shell;
 use crate::attachments::{CaptureMode, ContextKind};
 use protocol::MessageType;
 use serde_json::{Map, Value, json};

@@ -2,7 +2,8 @@
 //! proposes a title; only the newest proposal for a chat the user did not
 //! rename is kept.
 
-use super::{Controller, Shell, field_str};
+use super::controller::{Controller, field_str};
+use super::shell::Shell;
 use crate::sessions::{self, SessionMeta};
 use protocol::MessageType;
 use serde_json::{Value, json};

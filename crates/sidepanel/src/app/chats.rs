@@ -2,11 +2,12 @@
 //! session menu (stopping a run of another chat first), saving, creating,
 //! renaming and deleting.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::history::History;
 use crate::sessions::{self, AfterDelete, NEW_CHAT_NAME, Session, SessionMeta};
 use crate::worker_client::WorkerError;
-use protocol::MessageType;
+use protocol::{ErrorCode, MessageType};
 use serde_json::{Value, json};
 use std::rc::Rc;
 
@@ -40,11 +41,8 @@ impl<S: Shell + 'static> Controller<S> {
                 json!({ "projectId": project_id, "name": NEW_CHAT_NAME }),
             )
             .await?;
-        Session::from_value(&created).ok_or_else(|| WorkerError {
-            code: "INVALID_RESPONSE".to_owned(),
-            message: "The new chat could not be read.".to_owned(),
-            details: None,
-        })
+        Session::from_value(&created)
+            .ok_or_else(|| WorkerError::panel(ErrorCode::InvalidResponse, "The new chat could not be read."))
     }
 
     /// Opens `project_id`'s newest chat, creating "New chat" when it has none.

@@ -1,9 +1,9 @@
 //! The panel's behaviour: tab gating, chats, settings, attachments, the send
 //! pipeline, run events, Stop and reconnect, and document recovery.
 //!
-//! Everything here is plain Rust behind the [`Shell`] trait (`shell.rs`),
-//! which bundles what the browser provides. This file holds the
-//! [`Controller`] and its state; each flow has its own file, all of them
+//! Everything here is plain Rust behind the `Shell` trait (`shell.rs`),
+//! which bundles what the browser provides. `controller.rs` holds the
+//! `Controller` and its state; each flow has its own file, all of them
 //! methods on the one controller: `tab_sync.rs` (following the active tab),
 //! `chats.rs` (opening, creating, renaming, deleting chats), `chat_names.rs`
 //! (automatic names), `settings.rs` (theme, General, models, the Edits
@@ -16,11 +16,12 @@
 //! held across an `await` or a call into the shell (a shell call may re-enter
 //! the controller through a DOM event); every flow that awaits re-checks the
 //! identity it captured (tab, project, chat, history) through
-//! [`Transitions`] epochs and send tokens before it acts on the answer.
+//! `Transitions` epochs and send tokens before it acts on the answer.
 
 mod attachments;
 mod chat_names;
 mod chats;
+mod controller;
 mod reconnect;
 mod recovery;
 mod run_events;
@@ -33,148 +34,10 @@ mod tab_sync;
 #[cfg(test)]
 mod tests;
 
-/// The parts of the shell that only its implementations name: the wasm
-/// shell, and the tests' fake.
+/// What the rest of the panel names of `app/`: the wasm shell implements
+/// the shell's traits and drives the controller, and the tests do the same
+/// with fakes. Natively, outside the tests, nothing does.
 #[cfg(any(test, target_arch = "wasm32"))]
-pub(crate) use shell::{BrowserTab, Chat, Ports, Ui};
-pub(crate) use shell::{ComposerState, SettingsTab, Shell};
-
-use crate::attachments::Attachments;
-use crate::history::History;
-use crate::run_ui::RunUi;
-use crate::sessions::{SessionMeta, TitleGenerations};
-use crate::settings::Settings;
-use crate::transitions::Transitions;
-use crate::worker_client::WorkerError;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
-use protocol::MessageType;
-use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// The panel's state.
-#[derive(Default)]
-pub(crate) struct AppState {
-    pub(crate) on_typst: bool,
-    pub(crate) tab_id: Option<u64>,
-    pub(crate) window_id: Option<u64>,
-    pub(crate) project_id: Option<String>,
-    pub(crate) session: Option<SessionMeta>,
-    pub(crate) history: History,
-    pub(crate) settings: Settings,
-    pub(crate) attachments: Attachments,
-    /// A run's bubble (or a reconnected run) is live.
-    pub(crate) streaming: bool,
-    transitions: Transitions,
-    run_ui: RunUi,
-    titles: TitleGenerations,
-    /// The Edits mode is being saved.
-    editor_mode_saving: bool,
-}
-
-/// The controller. Shared as `Rc<Controller<S>>`; flows are methods on
-/// `&Rc<Self>` so they can hand clones to background tasks.
-pub(crate) struct Controller<S: Shell> {
-    shell: S,
-    state: RefCell<AppState>,
-    model_queue: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
-}
-
-fn field_str<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
-}
-
-/// The `error` string some page answers carry instead of data.
-fn page_error(value: &Value) -> Option<String> {
-    field_str(value, "error").filter(|e| !e.is_empty()).map(str::to_owned)
-}
-
-impl<S: Shell + 'static> Controller<S> {
-    pub(crate) fn new(shell: S) -> Rc<Controller<S>> {
-        Rc::new(Controller {
-            shell,
-            state: RefCell::new(AppState::default()),
-            model_queue: RefCell::new(None),
-        })
-    }
-
-    pub(crate) fn shell(&self) -> &S {
-        &self.shell
-    }
-
-    /// Read access for callers that only look (the DOM glue, tests).
-    pub(crate) fn with_state<T>(&self, read: impl FnOnce(&AppState) -> T) -> T {
-        read(&self.state.borrow())
-    }
-
-    pub(super) fn request(
-        &self,
-        message_type: MessageType,
-        payload: Value,
-    ) -> LocalBoxFuture<'static, Result<Value, WorkerError>> {
-        self.shell.request(message_type, payload, None)
-    }
-
-    pub(super) fn status(&self, text: &str, is_error: bool) {
-        self.shell.status(text, is_error, None);
-    }
-
-    pub(super) fn spawn(self: &Rc<Self>, task: impl std::future::Future<Output = ()> + 'static) {
-        self.shell.spawn(task.boxed_local());
-    }
-
-    /// Loads theme and settings, follows the active tab, then reconnects to
-    /// a run that is still going for the opened chat.
-    pub(crate) async fn start(self: &Rc<Self>) {
-        match self.request(MessageType::LoadTheme, json!({})).await {
-            Ok(theme) => self.shell.show_theme(crate::settings::theme_name(theme.as_str())),
-            Err(_) => self.shell.show_theme(crate::settings::theme_name(None)),
-        }
-        match self.request(MessageType::LoadSettings, json!({})).await {
-            Ok(value) => self.state.borrow_mut().settings = Settings::from_value(&value),
-            Err(error) => self.status(&format!("Settings could not be loaded: {}", error.message), true),
-        }
-        let settings = self.state.borrow().settings.clone();
-        self.shell.show_settings(&settings);
-        if settings.models.is_empty() {
-            self.shell.open_settings(SettingsTab::Models);
-        }
-        self.update_composer();
-        if let Err(error) = self.sync_tab().await {
-            self.status(&error.message, true);
-        }
-        if self.state.borrow().session.is_none() {
-            self.render_messages();
-        }
-        if let Err(error) = self.recover_active_run().await {
-            self.status(&error.message, true);
-        }
-    }
-
-    fn composer_state(&self) -> ComposerState {
-        let state = self.state.borrow();
-        let sending = state.transitions.has_active_send();
-        let ready = state.on_typst
-            && state.project_id.as_deref().is_some_and(|p| !p.is_empty())
-            && state.session.as_ref().map(|s| s.project_id.as_str()) == state.project_id.as_deref();
-        ComposerState {
-            input_disabled: !ready || state.streaming || sending,
-            send_disabled: !state.streaming && (!ready || sending),
-            stop_mode: state.streaming,
-            shortcut: state.settings.send_message_shortcut,
-            editor_mode: state.settings.editor_approval_mode,
-            editor_mode_disabled: state.streaming || sending || state.editor_mode_saving,
-            recovery_disabled: !ready || state.streaming || sending,
-        }
-    }
-
-    pub(crate) fn update_composer(&self) {
-        let composer = self.composer_state();
-        self.shell.show_composer(composer);
-    }
-
-    pub(super) fn render_messages(&self) {
-        let messages = self.state.borrow().history.snapshot();
-        self.shell.render_history(&messages);
-    }
-}
+pub(crate) use controller::Controller;
+#[cfg(any(test, target_arch = "wasm32"))]
+pub(crate) use shell::{BrowserTab, Chat, ComposerState, Ports, SettingsTab, Ui};

@@ -2,8 +2,9 @@
 //! the worker, it shows that the run continues (Stop stays available) and
 //! reloads the chat at its end.
 
+use super::controller::{Controller, field_str};
 use super::run_events::Terminal;
-use super::{Controller, Shell, field_str};
+use super::shell::Shell;
 use crate::history::History;
 use crate::run_ui::PanelRun;
 use crate::sessions::Session;

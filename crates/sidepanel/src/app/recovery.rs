@@ -7,7 +7,8 @@
 //! worker returned into the chat and save it. Results are returned so the
 //! shell can update the control that started the flow.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::recovery::{self, RecoveryScope, RevertOutcome};
 use protocol::MessageType;
 use protocol::document_snapshot::PublicDocumentSnapshot;

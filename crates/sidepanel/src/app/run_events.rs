@@ -3,7 +3,8 @@
 //! its one terminal event, which ends the bubble and saves the answer to
 //! the chat the run started from.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::run_ui::PanelRun;
 use crate::worker_client::WorkerError;
 use protocol::MessageType;

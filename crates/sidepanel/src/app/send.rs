@@ -3,7 +3,8 @@
 //! the run. Each step re-checks that the panel still shows what the send
 //! captured; a failure undoes what the send had done.
 
-use super::{Controller, Shell, field_str};
+use super::controller::{Controller, field_str};
+use super::shell::Shell;
 use crate::attachments::Attachments;
 use crate::run_ui::PanelRun;
 use crate::transitions::{SendIdentity, SendToken};

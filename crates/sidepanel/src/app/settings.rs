@@ -2,7 +2,8 @@
 //! change at a time, each against the settings as they are then) and the
 //! Edits mode.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::edit_review;
 use crate::settings::{GENERAL_FIELDS, GeneralForm, ModelChange, ModelForm, Settings, model_record_from_form};
 use futures::FutureExt;

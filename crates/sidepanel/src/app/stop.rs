@@ -2,7 +2,8 @@
 //! started), and stopping it before the panel navigates to another chat or
 //! project.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::run_ui::PanelRun;
 use futures::future;
 use protocol::MessageType;

@@ -1,7 +1,8 @@
 //! Following the window's active tab: the banner off typst.app, the
 //! project a tab opened, and that project's chats.
 
-use super::{Controller, Shell};
+use super::controller::Controller;
+use super::shell::Shell;
 use crate::tab_gate::{self, Notice};
 use crate::worker_client::WorkerError;
 use std::rc::Rc;

@@ -21,6 +21,7 @@
 //!
 //! Everything here is plain Rust, tested natively with hostile inputs.
 
+use protocol::ErrorCode;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream};
 use std::collections::{HashMap, HashSet};
 
@@ -77,13 +78,13 @@ pub(crate) enum MarkdownError {
 }
 
 impl MarkdownError {
-    /// Stable code for logs.
-    pub(crate) fn code(&self) -> &'static str {
+    /// Stable code for logs, from the catalogue.
+    pub(crate) fn code(&self) -> ErrorCode {
         match self {
-            MarkdownError::ForbiddenElement(_) => "MARKDOWN_FORBIDDEN_ELEMENT",
-            MarkdownError::ForbiddenAttribute { .. } => "MARKDOWN_FORBIDDEN_ATTRIBUTE",
-            MarkdownError::UnsafeLink(_) => "MARKDOWN_UNSAFE_LINK",
-            MarkdownError::Malformed => "MARKDOWN_MALFORMED",
+            MarkdownError::ForbiddenElement(_) => ErrorCode::MarkdownForbiddenElement,
+            MarkdownError::ForbiddenAttribute { .. } => ErrorCode::MarkdownForbiddenAttribute,
+            MarkdownError::UnsafeLink(_) => ErrorCode::MarkdownUnsafeLink,
+            MarkdownError::Malformed => ErrorCode::MarkdownMalformed,
         }
     }
 }

@@ -5,10 +5,10 @@
 //! Snapshot control.
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
-//! HTML), [`model`] (segments, the streaming state machine, the saved display
-//! entry) and [`labels`] (every text a block shows). The wasm-only `view/`
-//! mirrors those decisions into DOM nodes; its `html_sink.rs` is the panel's
-//! only HTML sink.
+//! HTML), [`model`] (the streaming state machine over protocol's saved answer
+//! record, whose entry is the saved display message) and [`labels`] (every
+//! text a block shows). The wasm-only `view/` mirrors those decisions into
+//! DOM nodes; its `html_sink.rs` is the panel's only HTML sink.
 //!
 //! # API for the rest of the panel (wasm only)
 //!
@@ -43,9 +43,9 @@
 //! let entry = stream.finish(ResponseStatus::Complete);   // AI_STREAM_DONE
 //! let entry = stream.finish(ResponseStatus::Incomplete); // AI_STREAM_CANCELLED / _ERROR / local stop
 //! // `entry` is Some(display message) to push onto the history and save with
-//! // SESSION_UPDATE: {role:'assistant', content, segments, responseStatus,
-//! // toolCalls?, reasoning?}. None means nothing arrived: the bubble was
-//! // removed (an error before any output shows no empty answer).
+//! // SESSION_UPDATE: protocol::answer::AnswerRecord::entry, the same message
+//! // the worker saves for the answer. None means nothing arrived: the bubble
+//! // was removed (an error before any output shows no empty answer).
 //!
 //! chat.scroll_to_bottom();
 //! ```
@@ -94,7 +94,5 @@ mod model;
 #[cfg(target_arch = "wasm32")]
 mod view;
 
-#[cfg(target_arch = "wasm32")]
-pub(crate) use model::ResponseStatus;
 #[cfg(target_arch = "wasm32")]
 pub(crate) use view::{AssistantStream, ChatView, diff_element};

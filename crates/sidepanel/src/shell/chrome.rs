@@ -3,7 +3,7 @@
 
 use crate::app::BrowserTab;
 use crate::worker_client::{self, WorkerError};
-use protocol::MessageType;
+use protocol::{ErrorCode, MessageType};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
@@ -40,17 +40,14 @@ pub(crate) async fn ask_worker(
 ) -> Result<Value, WorkerError> {
     let request_id = format!("req-{}", random_uuid());
     let request = worker_client::run_request(message_type, &request_id, run_id.as_deref(), payload);
-    let answer = runtime_send_message(to_js(&request))
-        .await
-        .map_err(|error| WorkerError {
-            code: "WORKER_UNREACHABLE".to_owned(),
-            message: js_sys::Reflect::get(&error, &JsValue::from_str("message"))
-                .ok()
-                .and_then(|m| m.as_string())
-                .or_else(|| error.as_string())
-                .unwrap_or_else(|| "The extension's worker did not answer.".to_owned()),
-            details: None,
-        })?;
+    let answer = runtime_send_message(to_js(&request)).await.map_err(|error| {
+        let message = js_sys::Reflect::get(&error, &JsValue::from_str("message"))
+            .ok()
+            .and_then(|m| m.as_string())
+            .or_else(|| error.as_string())
+            .unwrap_or_else(|| "The extension's worker did not answer.".to_owned());
+        WorkerError::panel(ErrorCode::WorkerUnreachable, message)
+    })?;
     let answer: Value = from_js(answer).unwrap_or(Value::Null);
     worker_client::unwrap_response(&request_id, &answer)
 }

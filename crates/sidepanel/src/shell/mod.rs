@@ -1,15 +1,19 @@
 //! The browser shell of the panel (wasm only): builds the DOM, implements
-//! [`crate::app::Shell`] with `chrome.*`, the DOM and the chat module's
-//! [`ChatView`], and turns DOM events into controller calls.
+//! the controller's `Shell` traits (`app/shell.rs`) with `chrome.*`, the DOM
+//! and the chat module's [`ChatView`], and turns DOM events into controller
+//! calls.
 //!
-//! Event handlers find the controller through a thread-local handle and
+//! Event handlers find the controller through the handle of `handle.rs` and
 //! start its flows with `spawn_local`; they never hold a borrow of panel
 //! state across a call, so a handler that fires while another flow awaits
-//! sees consistent state.
+//! sees consistent state. Children of this module take nothing from this
+//! file: what they share with it lives in a leaf (`handle.rs`, `icons.rs`,
+//! `edit_mode.rs`).
 
 mod chrome;
 mod composer;
 mod edit_mode;
+mod handle;
 mod header;
 mod icons;
 mod layout;
@@ -20,7 +24,7 @@ mod toast;
 
 use crate::app::{BrowserTab, Chat, ComposerState, Controller, Ports, SettingsTab, Ui};
 use crate::attachments::{Attachments, ContextKind};
-use crate::chat::{AssistantStream, ChatView, ResponseStatus};
+use crate::chat::{AssistantStream, ChatView};
 use crate::dom::{self, by_id};
 use crate::sessions::SessionMeta;
 use crate::settings::Settings;
@@ -28,55 +32,24 @@ use crate::shortcut::{self, KeyChord};
 use crate::worker_client::WorkerError;
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
+use handle::{WasmShell, app, run};
 use protocol::MessageType;
+use protocol::answer::ResponseStatus;
 use protocol::constants::EditorApprovalMode;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo, ToolResult,
 };
 use serde_json::{Value, json};
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
-use toast::ToastView;
+use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use web_sys::{Element, Event, KeyboardEvent};
 
-type App = Controller<WasmShell>;
-
 thread_local! {
-    static APP: RefCell<Option<Rc<App>>> = const { RefCell::new(None) };
     /// The element focused before the About dialog opened.
     static ABOUT_TRIGGER: RefCell<Option<Element>> = const { RefCell::new(None) };
-}
-
-fn app() -> Option<Rc<App>> {
-    APP.with(|a| a.borrow().clone())
-}
-
-/// Starts a controller flow from an event handler.
-fn run<F, Fut>(flow: F)
-where
-    F: FnOnce(Rc<App>) -> Fut,
-    Fut: std::future::Future<Output = ()> + 'static,
-{
-    if let Some(app) = app() {
-        spawn_local(flow(app));
-    }
-}
-
-/// The browser implementation of the controller's shell.
-pub(crate) struct WasmShell {
-    chat: ChatView,
-    stream: RefCell<Option<AssistantStream>>,
-    toast: ToastView,
-    /// The General form has edits that were not saved yet.
-    general_dirty: Cell<bool>,
-    /// What the settings views show (for edit and delete lookups).
-    settings: RefCell<Settings>,
-    /// The session menu's rows (for rename lookups).
-    sessions: RefCell<Vec<SessionMeta>>,
 }
 
 impl Ports for WasmShell {
@@ -680,16 +653,8 @@ async fn boot() -> Result<(), JsValue> {
     chat.set_recovery_handlers(recovery::request_revert, recovery::toggle_snapshots);
     show_version();
 
-    let shell = WasmShell {
-        chat,
-        stream: RefCell::new(None),
-        toast: ToastView::default(),
-        general_dirty: Cell::new(false),
-        settings: RefCell::new(Settings::default()),
-        sessions: RefCell::new(Vec::new()),
-    };
-    let controller = Controller::new(shell);
-    APP.with(|a| *a.borrow_mut() = Some(Rc::clone(&controller)));
+    let controller = Controller::new(WasmShell::new(chat));
+    handle::install(&controller);
     composer::render_attachments(&Attachments::default());
     controller.update_composer();
     wire_header();

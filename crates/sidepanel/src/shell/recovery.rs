@@ -6,7 +6,8 @@
 //! Dialog state lives in thread-locals that no handler borrows across an
 //! await: a flow takes what it needs, awaits, then looks again.
 
-use super::{app, edit_mode, run};
+use super::edit_mode;
+use super::handle::{app, run};
 use crate::chat::diff_element;
 use crate::dom::{self, by_id, el};
 use crate::recovery::{self, RecoveryScope, RestoreDialogContent};

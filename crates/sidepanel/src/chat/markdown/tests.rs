@@ -289,7 +289,7 @@ fn the_audit_refuses_anything_outside_the_allowlist() {
     );
     assert_eq!(audit_html("<p"), Err(MarkdownError::Malformed));
     assert_eq!(audit_html("<a href=x>"), Err(MarkdownError::Malformed));
-    assert_eq!(MarkdownError::Malformed.code(), "MARKDOWN_MALFORMED");
+    assert_eq!(MarkdownError::Malformed.code().as_str(), "MARKDOWN_MALFORMED");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! button was pressed, and the callback it belongs to.
 
 use super::banners::{self, ApprovalBanner};
-use super::{Click, Inner, PreflightCallback};
+use super::state::{Click, Inner, PreflightCallback};
 use crate::dom;
 use protocol::payloads::PreflightAction;
 use wasm_bindgen::JsCast;

@@ -5,8 +5,8 @@ use super::html_sink::render_markdown_into;
 use super::reasoning::reasoning_block;
 use super::tool_block::tool_block;
 use crate::chat::labels;
-use crate::chat::model::{Segment, assistant_segments};
 use crate::dom::el;
+use protocol::answer::{Segment, stored_segments};
 use serde_json::Value;
 use web_sys::Element;
 
@@ -58,7 +58,7 @@ pub(super) fn user_group(message: &Value) -> Element {
 
 pub(super) fn assistant_group(message: &Value) -> Element {
     let body = el("div").class("msg-body").build();
-    for segment in assistant_segments(message) {
+    for segment in stored_segments(message) {
         match segment {
             Segment::Tools { calls, results } => {
                 for call in &calls {

@@ -6,10 +6,11 @@
 //! (already sanitised and audited) is parsed there by an inert `<template>`,
 //! its elements are audited again, and only then adopted into the page.
 //!
-//! This file holds the state ([`ChatView`], [`AssistantStream`] and the
-//! shared `Inner`), mounting and scrolling; `stream.rs` drives a run's
-//! bubble, `clicks.rs` reads the delegated click, `recovery.rs` keeps the
-//! answers' Revert/Snapshot controls. The other files only build elements
+//! `state.rs` holds the state ([`ChatView`], [`AssistantStream`] and the
+//! shared `Inner`) and scrolling; this file mounts the chat and renders its
+//! history; `stream.rs` drives a run's bubble, `clicks.rs` reads the
+//! delegated click, `recovery.rs` keeps the answers' Revert/Snapshot
+//! controls. The other files only build elements
 //! and know nothing of this state: `groups.rs` (stored messages),
 //! `tool_block.rs`, `reasoning.rs`, `banners.rs` (preflight and approval),
 //! `diff.rs`, `recovery_control.rs` and `html_sink.rs`.
@@ -26,94 +27,27 @@ mod html_sink;
 mod reasoning;
 mod recovery;
 mod recovery_control;
+mod state;
 mod stream;
 mod tool_block;
 
 pub(crate) use diff::diff_element;
+pub(crate) use state::{AssistantStream, ChatView};
 
-use super::model::{ResponseStatus, StreamModel, latest_completed_response_index};
-use crate::dom::{self, el};
-use banners::ApprovalBanner;
+use super::model::StreamModel;
+use crate::dom::el;
 use groups::{assistant_group, user_group};
-use protocol::edit_checkpoint::PublicEditCheckpoint;
-use protocol::payloads::{ApprovalAction, PreflightAction};
-use reasoning::LiveReasoning;
+use protocol::answer::{ResponseStatus, latest_completed_response_index};
 use serde_json::Value;
+use state::{Click, Inner, Recovery, StreamDom};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{AddEventListenerOptions, Element, Event, Text};
-
-/// The chat follows new output only while the user is this close to the bottom.
-const FOLLOW_THRESHOLD_PX: i32 = 72;
-/// A live reasoning block follows its own output within this distance.
-const REASONING_FOLLOW_THRESHOLD_PX: i32 = 2;
+use web_sys::{AddEventListenerOptions, Element, Event};
 
 const JUMP_LABEL: &str = "Jump to latest ↓";
-
-type PreflightCallback = Rc<dyn Fn(PreflightAction)>;
-type ApprovalCallback = Rc<dyn Fn(ApprovalAction, ApprovalBanner)>;
-type RevertCallback = Rc<dyn Fn(Element, PublicEditCheckpoint)>;
-type SnapshotCallback = Rc<dyn Fn(Element)>;
-
-/// A click the chat hands to the caller (after releasing its borrow).
-enum Click {
-    Preflight(PreflightCallback, PreflightAction),
-    Approval(ApprovalCallback, ApprovalAction, ApprovalBanner),
-    Revert(RevertCallback, Element, PublicEditCheckpoint),
-    Snapshot(SnapshotCallback, Element),
-}
-
-/// The recovery controls (Revert, Snapshot) of answers in the chat.
-#[derive(Default)]
-struct Recovery {
-    /// Actions are off while a run streams or the panel is off its project.
-    disabled: bool,
-    /// The receipt each rendered control shows, by checkpoint id.
-    checkpoints: HashMap<String, PublicEditCheckpoint>,
-    on_revert: Option<RevertCallback>,
-    on_snapshot: Option<SnapshotCallback>,
-}
-
-/// The chat area. Cheap to clone; all clones drive the same DOM.
-#[derive(Clone)]
-pub(crate) struct ChatView {
-    inner: Rc<RefCell<Inner>>,
-}
-
-/// The streaming answer of one run. Goes stale when finished or replaced.
-#[derive(Clone)]
-pub(crate) struct AssistantStream {
-    view: ChatView,
-    id: u64,
-}
-
-struct Inner {
-    messages: Element,
-    jump: Element,
-    empty_state: Option<Element>,
-    stream: Option<StreamDom>,
-    next_stream_id: u64,
-    frame: Option<i32>,
-    /// Whether the chat was near the bottom when the pending frame was
-    /// requested: measured before the DOM grows, as the user saw it.
-    follow_at_request: Option<bool>,
-    frame_callback: Option<Closure<dyn FnMut(f64)>>,
-    preflight_actions: HashMap<String, PreflightCallback>,
-    approval_actions: HashMap<String, ApprovalCallback>,
-    recovery: Recovery,
-}
-
-struct StreamDom {
-    id: u64,
-    model: StreamModel,
-    group: Element,
-    body: Element,
-    text: Option<(Element, Text)>,
-    reasoning: Option<LiveReasoning>,
-}
 
 impl ChatView {
     /// Builds `#messages` and `#jump-latest` inside `container` and wires
@@ -296,68 +230,5 @@ impl ChatView {
 
     pub(crate) fn scroll_to_bottom(&self) {
         self.inner.borrow().scroll_to_bottom();
-    }
-}
-
-impl Inner {
-    fn near_bottom(&self) -> bool {
-        let m = &self.messages;
-        m.scroll_height() - m.scroll_top() - m.client_height() <= FOLLOW_THRESHOLD_PX
-    }
-
-    fn scroll_to_bottom(&self) {
-        self.messages.set_scroll_top(self.messages.scroll_height());
-        dom::set_hidden(&self.jump, true);
-    }
-
-    /// After the DOM grew: keep following, or offer the jump button.
-    fn finish_mutation(&self, follow: bool) {
-        if follow {
-            self.scroll_to_bottom();
-        } else {
-            dom::set_hidden(&self.jump, false);
-        }
-    }
-
-    fn on_scroll(&mut self, event: &Event) {
-        let Some(target) = event.target().and_then(|t| t.dyn_into::<Element>().ok()) else {
-            return;
-        };
-        if target == self.messages {
-            if self.near_bottom() {
-                dom::set_hidden(&self.jump, true);
-            }
-            return;
-        }
-        if let Some(reasoning) = self.stream.as_mut().and_then(|s| s.reasoning.as_mut())
-            && target == reasoning.body
-        {
-            let body = &reasoning.body;
-            reasoning.follow =
-                body.scroll_height() - body.scroll_top() - body.client_height() <= REASONING_FOLLOW_THRESHOLD_PX;
-        }
-    }
-
-    fn show_empty_state(&self) {
-        if let Some(empty) = &self.empty_state {
-            let _ = self.messages.append_child(empty);
-        }
-    }
-
-    fn hide_empty_state(&self) {
-        if let Some(empty) = &self.empty_state {
-            empty.remove();
-        }
-    }
-
-    /// Drops the stream and every message.
-    fn reset(&mut self) {
-        self.cancel_frame();
-        self.stream = None;
-        self.preflight_actions.clear();
-        self.approval_actions.clear();
-        self.recovery.checkpoints.clear();
-        self.messages.replace_children_with_node_0();
-        dom::set_hidden(&self.jump, true);
     }
 }

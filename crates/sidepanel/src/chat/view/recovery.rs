@@ -3,7 +3,7 @@
 //! flows). The elements themselves come from `recovery_control.rs`.
 
 use super::recovery_control::fill_recovery_control;
-use super::{ChatView, Inner};
+use super::state::{ChatView, Inner};
 use crate::dom::{self, el};
 use crate::recovery::{self, RevertState};
 use protocol::edit_checkpoint::PublicEditCheckpoint;

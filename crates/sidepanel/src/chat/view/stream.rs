@@ -5,12 +5,13 @@
 use super::banners::{self, ApprovalBanner};
 use super::html_sink::render_markdown_into;
 use super::reasoning::{append_reasoning, close_reasoning, reasoning_block};
+use super::state::{AssistantStream, Inner};
 use super::tool_block::{apply_summary, find_tool_block, remove_banner, set_status, tool_block};
-use super::{AssistantStream, Inner};
 use crate::chat::labels::{self, ToolStatus};
-use crate::chat::model::{Change, ResponseStatus};
+use crate::chat::model::Change;
 use crate::dom::{self, el};
 use crate::edit_review::ApprovalPrompt;
+use protocol::answer::ResponseStatus;
 use protocol::payloads::{
     ApprovalAction, ApprovalRequired, PreflightAction, PreflightWaiting, StreamItem, ToolCallInfo,
 };
