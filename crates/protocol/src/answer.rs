@@ -115,16 +115,18 @@ impl Channel {
         if self.truncated || text.is_empty() {
             return String::new();
         }
+        // Room for the marker is always kept, so the channel never passes
+        // the bound and where it is cut does not depend on how the text was
+        // chunked.
+        let text_room = MAX_ANSWER_TEXT_CHARS - js::utf16_len(TRUNCATION_MARKER);
         let incoming = js::utf16_len(text);
-        if self.units + incoming <= MAX_ANSWER_TEXT_CHARS {
+        if self.units + incoming <= text_room {
             self.text.push_str(text);
             self.units += incoming;
             return text.to_owned();
         }
         self.truncated = true;
-        let room = MAX_ANSWER_TEXT_CHARS
-            .saturating_sub(self.units)
-            .saturating_sub(js::utf16_len(TRUNCATION_MARKER));
+        let room = text_room.saturating_sub(self.units);
         let mut appended = js::truncate_utf16(text, room).to_owned();
         appended.push_str(TRUNCATION_MARKER);
         self.units += js::utf16_len(&appended);

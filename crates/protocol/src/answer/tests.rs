@@ -88,6 +88,26 @@ fn each_channel_is_bounded_with_one_marker() {
 }
 
 #[test]
+fn the_cut_does_not_depend_on_how_the_text_was_chunked() {
+    let whole = "x".repeat(MAX_ANSWER_TEXT_CHARS + 10);
+    let mut at_once = AnswerRecord::new();
+    at_once.push(StreamChannel::Content, &whole);
+    let mut exact_then_more = AnswerRecord::new();
+    exact_then_more.push(StreamChannel::Content, &whole[..MAX_ANSWER_TEXT_CHARS]);
+    exact_then_more.push(StreamChannel::Content, &whole[MAX_ANSWER_TEXT_CHARS..]);
+    let mut small = AnswerRecord::new();
+    for chunk in whole.as_bytes().chunks(999) {
+        small.push(StreamChannel::Content, std::str::from_utf8(chunk).unwrap_or_default());
+    }
+    let entry = at_once.entry(ResponseStatus::Complete);
+    assert_eq!(exact_then_more.entry(ResponseStatus::Complete), entry);
+    assert_eq!(small.entry(ResponseStatus::Complete), entry);
+    let content = entry.as_ref().and_then(|e| e["content"].as_str()).unwrap_or_default();
+    assert_eq!(js::utf16_len(content), MAX_ANSWER_TEXT_CHARS);
+    assert!(content.ends_with(TRUNCATION_MARKER));
+}
+
+#[test]
 fn a_cut_never_splits_a_surrogate_pair() {
     let mut record = AnswerRecord::new();
     record.push(StreamChannel::Content, &"a".repeat(MAX_ANSWER_TEXT_CHARS - 30));
