@@ -47,6 +47,8 @@ mod worker;
 
 #[cfg(test)]
 mod fakes;
+#[cfg(test)]
+mod panel_contract_tests;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -73,13 +73,13 @@ fn auto_naming_errors_are_shown_without_touching_the_run() {
             settings["autoNameModelId"] = json!("m1");
             ok(settings)
         }
-        MessageType::GenerateSessionTitle => err("PROVIDER_ERROR", "503 from the naming model"),
+        MessageType::GenerateSessionTitle => err("PROVIDER_HTTP_ERROR", "API 503: from the naming model"),
         other => default_worker()(other, payload),
     });
     rig.type_and_send("hello");
     assert!(
         rig.shell()
-            .saw_status("Chat auto-naming failed: 503 from the naming model")
+            .saw_status("Chat auto-naming failed: API 503: from the naming model")
     );
     assert!(rig.streaming());
 }

@@ -56,7 +56,7 @@ fn deleting_the_open_chat_opens_the_newest_and_deleting_the_last_creates_one() {
         }
         MessageType::SessionList => ok(list.borrow().clone()),
         MessageType::SessionGet => ok(session(payload["sessionId"].as_str().unwrap_or(""), "Two", json!([]))),
-        MessageType::SessionCreate => ok(session("s3", "New chat", json!([]))),
+        MessageType::SessionCreate => ok(created_session("s3", "New chat")),
         other => default_worker()(other, payload),
     });
     let open = |rig: &Rig| rig.app.with_state(|s| s.session.as_ref().map(|s| s.id.clone()));

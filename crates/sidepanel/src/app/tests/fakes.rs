@@ -21,6 +21,7 @@ pub(super) use serde_json::{Value, json};
 pub(super) use std::cell::{Cell, RefCell};
 pub(super) use std::rc::Rc;
 
+use super::recorded;
 use futures::channel::oneshot;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::future::{self, FutureExt, LocalBoxFuture};
@@ -42,12 +43,26 @@ pub(super) fn ok(value: Value) -> Answer {
     Answer::Now(Ok(value))
 }
 
+/// A failure the worker could answer: the code must be the catalogue's.
 pub(super) fn err(code: &str, message: &str) -> Answer {
     Answer::Now(Err(WorkerError {
-        code: code.to_owned(),
+        code: recorded::real_code(code).to_owned(),
         message: message.to_owned(),
         details: None,
     }))
+}
+
+/// The worker's recorded answer to one case of the contract file.
+pub(super) fn answered(name: &str) -> Answer {
+    let answer = recorded::answer(name);
+    if answer["ok"] == json!(true) {
+        return ok(answer["data"].clone());
+    }
+    let error = &answer["error"];
+    err(
+        error["code"].as_str().unwrap_or_default(),
+        error["message"].as_str().unwrap_or_default(),
+    )
 }
 
 pub(super) type Responder = Box<dyn FnMut(MessageType, &Value) -> Answer>;
@@ -131,7 +146,12 @@ impl Ports for FakeShell {
         });
         let answer = (self.responder.borrow_mut())(message_type, &payload);
         match answer {
-            Answer::Now(result) => future::ready(result).boxed_local(),
+            Answer::Now(result) => {
+                if let Ok(value) = &result {
+                    recorded::check_shape(message_type, value);
+                }
+                future::ready(result).boxed_local()
+            }
             Answer::Hold => {
                 let (sender, receiver) = oneshot::channel();
                 self.held.borrow_mut().push_back((message_type, sender));
@@ -302,47 +322,51 @@ pub(super) fn tab(url: &str) -> BrowserTab {
     }
 }
 
+/// The settings of one model `m1`, as the worker loads them.
 pub(super) fn model_settings() -> Value {
-    json!({
-        "systemPrompt": "", "activeModelId": "m1", "maxHistoryMessages": 40, "autoNameModelId": null,
-        "editorApprovalMode": "ask", "sendMessageShortcut": "enter",
-        "models": [{"id": "m1", "name": "Fixture", "apiBaseUrl": "https://model.fixture/v1",
-                    "apiKey": "sk", "modelId": "fixture-model", "supportsVision": false,
-                    "reasoningEffort": "default"}]
-    })
+    recorded::data("load_settings")
 }
 
+/// A chat of project `p1` as `SESSION_GET` answers it: the recorded chat
+/// `s1` with this id, name and messages.
 pub(super) fn session(id: &str, name: &str, messages: Value) -> Value {
-    json!({"id": id, "projectId": "p1", "name": name, "userRenamed": false, "messages": messages})
+    let mut chat = recorded::data("session_get");
+    chat["id"] = json!(id);
+    chat["name"] = json!(name);
+    chat["messages"] = messages;
+    chat
 }
 
+/// A chat of project `p1` as `SESSION_CREATE` answers it.
+pub(super) fn created_session(id: &str, name: &str) -> Value {
+    let mut chat = recorded::data("session_create");
+    chat["id"] = json!(id);
+    chat["name"] = json!(name);
+    chat
+}
+
+/// The identity context of the typst.app tab, as the worker reads it.
 pub(super) fn identity_context() -> Value {
-    json!({"workspace": {"active_editor_file": {"projectLabel": "Harness Thesis", "relativePath": "main.typ",
-        "basename": "main.typ", "source": "header_breadcrumb", "confidence": "high"}}})
+    recorded::data("identity_context")
 }
 
 /// The worker of a project with one empty chat `s1` and one model.
 pub(super) fn default_worker() -> impl FnMut(MessageType, &Value) -> Answer {
     move |ty, payload| match ty {
-        MessageType::LoadTheme => ok(json!("light")),
-        MessageType::LoadSettings => ok(model_settings()),
-        MessageType::SessionList => ok(json!([{"id": "s1", "projectId": "p1", "name": "First"}])),
-        MessageType::SessionGet => ok(session(
+        MessageType::LoadTheme => answered("load_theme"),
+        MessageType::LoadSettings => answered("load_settings"),
+        MessageType::SessionList => answered("session_list"),
+        MessageType::SessionGet | MessageType::SessionUpdate => ok(session(
             payload["sessionId"].as_str().unwrap_or("s1"),
             "First",
             json!([]),
         )),
-        MessageType::SessionUpdate => ok(session(
-            payload["sessionId"].as_str().unwrap_or("s1"),
-            "First",
-            json!([]),
-        )),
-        MessageType::AiRunStatus => ok(json!([])),
-        MessageType::GetEditorContext => ok(identity_context()),
-        MessageType::AiRunReserve => ok(json!({"ok": true, "reserved": true, "expiresAt": 1})),
+        MessageType::AiRunStatus => answered("run_status_idle"),
+        MessageType::GetEditorContext => answered("identity_context"),
+        MessageType::AiRunReserve => answered("run_reserve"),
         MessageType::AiStreamStart => Answer::Hold,
-        MessageType::AiStreamCancel => ok(json!({"ok": true, "found": true, "terminal": false})),
-        _ => err("UNROUTED_MESSAGE", "not in this test"),
+        MessageType::AiStreamCancel => answered("run_cancel_active"),
+        _ => answered("unrouted"),
     }
 }
 
@@ -414,6 +438,9 @@ impl Rig {
         let position = self.shell().held.borrow().iter().position(|(t, _)| *t == ty);
         let held = position.and_then(|p| self.shell().held.borrow_mut().remove(p));
         let (_, sender) = held.expect("a held request of that type");
+        if let Ok(value) = &answer {
+            recorded::check_shape(ty, value);
+        }
         let _ = sender.send(answer);
         self.settle();
     }

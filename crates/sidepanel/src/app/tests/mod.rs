@@ -2,6 +2,7 @@
 //! and worker of `fakes.rs`.
 
 mod fakes;
+mod recorded;
 
 mod attachments;
 mod chat_names;

@@ -29,7 +29,7 @@ fn an_error_before_any_output_removes_the_bubble_and_after_output_keeps_it_incom
     rig.event(
         "AI_STREAM_ERROR",
         Some(&run),
-        json!({"code": "PROVIDER_ERROR", "message": "Broken stream"}),
+        json!({"code": "PROVIDER_MALFORMED_SSE", "message": "Broken stream"}),
     );
     let history = rig.history();
     assert_eq!(

@@ -36,7 +36,7 @@ fn stop_before_the_start_is_sticky_and_no_run_starts() {
     assert!(rig.streaming());
     rig.run(|app| async move { app.stop().await });
     assert_eq!(rig.shell().count(MessageType::AiStreamCancel), 1);
-    rig.release(MessageType::SessionUpdate, Ok(json!(null)));
+    rig.release(MessageType::SessionUpdate, Ok(session("s1", "First", json!([]))));
     assert_eq!(rig.shell().count(MessageType::AiStreamStart), 0);
     assert!(!rig.streaming());
     assert!(rig.shell().saw_status("Stopped"));
