@@ -125,7 +125,12 @@ fn what_the_original_stored_loads_unchanged_with_its_trust() {
             } else {
                 (MCP.load)(written)
             };
-            assert_eq!(Value::Array(loaded), case["storedAfter"], "{key} {} ({save})", case["name"]);
+            assert_eq!(
+                Value::Array(loaded),
+                case["storedAfter"],
+                "{key} {} ({save})",
+                case["name"]
+            );
         }
     }
 }
@@ -141,7 +146,12 @@ fn tool(fields: Value) -> Value {
 fn problems(result: Result<Vec<CustomTool>, RecordErrors>) -> Vec<(usize, &'static str, &'static str)> {
     result
         .err()
-        .map(|e| e.errors.iter().map(|e| (e.index, e.field.as_str(), e.code.as_str())).collect())
+        .map(|e| {
+            e.errors
+                .iter()
+                .map(|e| (e.index, e.field.as_str(), e.code.as_str()))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -174,8 +184,10 @@ fn every_problem_points_at_its_record_and_field() {
     );
     assert_eq!(
         serde_json::to_value(cleartext).ok(),
-        Some(json!({"index": 0, "field": "endpoint", "code": "INSECURE_CONFIRMATION_REQUIRED",
-            "message": cleartext.message, "details": {"origin": "http://192.168.1.5"}}))
+        Some(
+            json!({"index": 0, "field": "endpoint", "code": "INSECURE_CONFIRMATION_REQUIRED",
+            "message": cleartext.message, "details": {"origin": "http://192.168.1.5"}})
+        )
     );
     let servers = [
         json!({"id": "", "url": "ftp://x", "headers": {"Mcp-Name": "x"}, "protocolMode": "2024-11-05"}),
@@ -260,10 +272,7 @@ fn a_form_draft_saves_with_its_trust_and_acknowledgement() {
     draft.endpoint = "http://192.168.1.5:8080".into();
     draft.trusted_auto_run = true;
     let refused = validate_custom_tools(&[Value::Object(draft.to_record())]);
-    assert_eq!(
-        problems(refused),
-        [(0, "endpoint", "INSECURE_CONFIRMATION_REQUIRED")]
-    );
+    assert_eq!(problems(refused), [(0, "endpoint", "INSECURE_CONFIRMATION_REQUIRED")]);
     draft.insecure_transport_acknowledged = true;
     let record = draft.to_record();
     assert_eq!(record["endpoint"], json!("http://192.168.1.5:8080/"));
@@ -287,7 +296,11 @@ fn a_form_draft_saves_with_its_trust_and_acknowledgement() {
     server.trusted_auto_run = true;
     server.insecure_transport_acknowledged = true;
     let record = server.to_record();
-    assert_eq!(record["insecureTransportAcknowledged"], json!(false), "loopback needs none");
+    assert_eq!(
+        record["insecureTransportAcknowledged"],
+        json!(false),
+        "loopback needs none"
+    );
     assert_eq!(
         record["trustedAutoRunFingerprint"],
         json!(mcp_server_trust_fingerprint(Some(&Value::Object(record.clone()))))

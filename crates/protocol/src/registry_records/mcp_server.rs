@@ -263,7 +263,10 @@ pub fn validate_mcp_servers(candidate: &[Value]) -> Result<Vec<McpServer>, Recor
                 index,
                 RecordField::Id,
                 RecordErrorCode::DuplicateMcpServerId,
-                format!("Another MCP server already has the id {}; ids must be unique.", server.id()),
+                format!(
+                    "Another MCP server already has the id {}; ids must be unique.",
+                    server.id()
+                ),
             ));
         } else if let Some(id) = raw_id {
             ids.push(id);
