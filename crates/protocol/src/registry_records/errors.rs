@@ -5,9 +5,9 @@
 //! show it beside its input; the worker answers with the first one, which is
 //! the one the original reported.
 
-use crate::ErrorCode;
 use crate::codes::code_subset;
 use crate::endpoint_policy::{EndpointError, EndpointErrorCode, OriginDetails};
+use crate::error::ErrorCode;
 use serde::Serialize;
 use std::fmt;
 
