@@ -31,7 +31,7 @@ mod tests;
 
 /// One of the two registries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Registry {
+enum Registry {
     CustomTools,
     McpServers,
 }
@@ -115,14 +115,14 @@ async fn stored(storage: &impl Storage, registry: Registry) -> Result<Vec<Value>
 }
 
 /// `LOAD_CUSTOM_TOOLS` / `LOAD_MCP_SERVERS`: the normalised stored list.
-pub(crate) async fn load(storage: &impl Storage, registry: Registry) -> Result<Value, RequestError> {
+async fn load(storage: &impl Storage, registry: Registry) -> Result<Value, RequestError> {
     Ok(Value::Array(stored(storage, registry).await?))
 }
 
 /// `SAVE_CUSTOM_TOOLS` / `SAVE_MCP_SERVERS`: `{ok: true, records}` with the
 /// list as stored. With a mutation the stored list changes, else the sent
 /// list replaces it.
-pub(crate) async fn save(
+async fn save(
     storage: &impl Storage,
     queue: &MutationQueue,
     registry: Registry,
