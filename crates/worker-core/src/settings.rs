@@ -16,12 +16,11 @@ use crate::storage::{MutationQueue, StorageError, StorageErrorCode};
 use protocol::constants::{EditorApprovalMode, SendMessageShortcut, storage_keys};
 use protocol::endpoint_policy::{InsecureAcknowledgement, InsecureConsent, validate_endpoint_value};
 use protocol::payloads::{RegistryMutation, SaveSettings};
+use protocol::registry_records::is_record_id;
 use serde_json::{Map, Value, json};
 
 /// History cap used when the stored one is missing or not a number.
 pub(crate) const DEFAULT_MAX_HISTORY_MESSAGES: u32 = 40;
-/// Longest model id.
-const MAX_MODEL_ID_CHARS: usize = 128;
 
 /// The settings of a fresh install.
 fn defaults() -> Map<String, Value> {
@@ -51,14 +50,6 @@ fn normalize_model(model: &Value) -> Value {
 
 fn model_id(model: &Value) -> Option<&str> {
     model.get("id").and_then(Value::as_str)
-}
-
-fn is_model_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= MAX_MODEL_ID_CHARS
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'))
 }
 
 /// Settings as stored, merged over the defaults and normalised: models are an
@@ -194,7 +185,7 @@ pub(crate) fn validate(candidate: &Map<String, Value>) -> Result<Map<String, Val
     let models: Vec<Value> = models.iter().map(normalize_model).collect();
     let mut ids: Vec<&str> = Vec::with_capacity(models.len());
     for model in &models {
-        let Some(id) = model_id(model).filter(|id| is_model_id(id)) else {
+        let Some(id) = model_id(model).filter(|id| is_record_id(id)) else {
             return Err(StorageError::new(
                 StorageErrorCode::InvalidModelId,
                 "Every model needs an id of 1 to 128 letters, digits, '.', '_', ':' or '-'.",
