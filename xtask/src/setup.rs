@@ -89,3 +89,23 @@ pub fn ensure_chromium() -> Result<()> {
     }
     Ok(())
 }
+
+/// The loopback MCP and custom-tool servers the browser tests start
+/// (`tests/tool-servers/`): their npm packages and a Python venv with the
+/// pinned `mcp` package, made by the folder's own idempotent `setup.mjs`.
+/// `python3 -m venv` needs Debian's `python3-venv` (ensurepip); it is
+/// installed when missing, like Chromium.
+pub fn ensure_tool_servers() -> Result<()> {
+    let has_ensurepip = Command::new("python3")
+        .args(["-c", "import ensurepip"])
+        .status()
+        .map(|status| status.success())
+        .unwrap_or(false);
+    if !has_ensurepip {
+        process::run(apt_get().arg("update"))?;
+        process::run(apt_get().args(["install", "-y", "--no-install-recommends", "python3-venv"]))?;
+    }
+    let script = root().join("tests").join("tool-servers").join("setup.mjs");
+    process::run(Command::new("node").arg(script).current_dir(root()))
+}
+

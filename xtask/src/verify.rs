@@ -72,6 +72,7 @@ pub fn verify() -> Result<()> {
     let prepared = step(&mut steps, "install what is missing", || {
         setup::ensure_build_tools()?;
         setup::ensure_chromium().context("Debian's chromium")?;
+        setup::ensure_tool_servers().context("the loopback tool servers of the browser tests")?;
         ensure_npm_packages(&root().join("tests")).context("the browser-test packages")
     });
     step(&mut steps, "rustfmt", || cargo(&["fmt", "--all", "--", "--check"]));
