@@ -38,9 +38,4 @@ impl DiscoveryCache {
     pub(crate) fn invalidate(&mut self, server_id: &str) {
         self.0.retain(|cached| cached.server_id != server_id);
     }
-
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.0.len()
-    }
 }

@@ -50,7 +50,7 @@ pub(crate) fn encode_header_value(text: &str) -> String {
 }
 
 /// Standard base64 with padding (`btoa` of the UTF-8 bytes).
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for group in bytes.chunks(3) {

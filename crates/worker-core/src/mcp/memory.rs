@@ -45,9 +45,4 @@ impl<T> BoundedMap<T> {
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
         self.entries.retain(|(_, value)| keep(value));
     }
-
-    #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
-        self.entries.len()
-    }
 }

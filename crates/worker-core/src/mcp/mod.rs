@@ -34,6 +34,6 @@ mod tests;
 
 pub(crate) use call::McpToolResult;
 pub(crate) use client::McpClient;
-pub(crate) use discovery::{CacheStatus, DiscoveredTool, Discovery, Listing, ToolProblem};
+pub(crate) use discovery::{CacheStatus, DiscoveredTool, Discovery};
 pub(crate) use endpoint::McpEndpoint;
 pub(crate) use error::McpError;
