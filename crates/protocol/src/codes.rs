@@ -444,6 +444,43 @@ wire_codes! {
         InvalidHeader = "INVALID_HEADER",
         /// A header the extension manages itself.
         ProtectedHeader = "PROTECTED_HEADER",
+        // MCP client (the original's `mcp.js`, and the 2025 handshake the port adds).
+        /// A configured header names one the MCP transport manages (`Mcp-*`, `Accept`, `Content-Type`).
+        McpHeaderConflict = "MCP_HEADER_CONFLICT",
+        /// A tool argument mapped by `x-mcp-header` is not a string, a boolean or a safe number.
+        InvalidMcpHeaderValue = "INVALID_MCP_HEADER_VALUE",
+        /// The configured protocol mode, or the version the server offers, is not one this client speaks.
+        UnsupportedMcpVersion = "UNSUPPORTED_MCP_VERSION",
+        /// The server answered with another JSON-RPC id than the request's.
+        McpResponseIdMismatch = "MCP_RESPONSE_ID_MISMATCH",
+        /// The server's JSON body does not parse.
+        McpInvalidJson = "MCP_INVALID_JSON",
+        /// The server's JSON or event-stream body passes 2 MiB.
+        McpResponseTooLarge = "MCP_RESPONSE_TOO_LARGE",
+        /// The server's event stream carries too many events that are not JSON.
+        McpMalformedSse = "MCP_MALFORMED_SSE",
+        /// The server's event stream ended before the answer to the request.
+        McpStreamEnded = "MCP_STREAM_ENDED",
+        /// The server answered with an HTTP error and no JSON-RPC error.
+        McpHttpError = "MCP_HTTP_ERROR",
+        /// The server answered with a JSON-RPC error.
+        McpJsonRpcError = "MCP_JSON_RPC_ERROR",
+        /// `tools/list` went on for more than 20 pages.
+        McpPageLimit = "MCP_PAGE_LIMIT",
+        /// A server offered more than 500 usable tools.
+        McpToolLimit = "MCP_TOOL_LIMIT",
+        /// The server asked for multi-round input, which this client does not offer.
+        McpInputRequiredUnsupported = "MCP_INPUT_REQUIRED_UNSUPPORTED",
+        /// A discovered tool has no string name, or one already listed (the tool is left out).
+        DuplicateOrInvalidTool = "DUPLICATE_OR_INVALID_TOOL",
+        /// A discovered tool's input schema is outside the supported subset (the tool is left out).
+        InvalidMcpSchema = "INVALID_MCP_SCHEMA",
+        /// The MCP tool reported an error (`isError`).
+        McpToolError = "MCP_TOOL_ERROR",
+        /// The MCP server could not be reached. New in the port: the original left a failed `fetch` without a code.
+        McpNetworkError = "MCP_NETWORK_ERROR",
+        /// A 2025 server issued an `Mcp-Session-Id` that is not short visible ASCII. New in the port.
+        McpInvalidSessionId = "MCP_INVALID_SESSION_ID",
         // Editor writes (the original's edit codes, which reach the model in tool results).
         /// The tool is not one of the five editor writes.
         UnsupportedEditTool = "UNSUPPORTED_EDIT_TOOL",
@@ -583,8 +620,6 @@ wire_codes! {
         InvalidMcpServerId = "INVALID_MCP_SERVER_ID",
         /// Two MCP servers share an id.
         DuplicateMcpServerId = "DUPLICATE_MCP_SERVER_ID",
-        /// An MCP server's protocol mode is not one this version speaks.
-        UnsupportedMcpVersion = "UNSUPPORTED_MCP_VERSION",
         /// A tool or server registry change other than replace, upsert, remove or toggle.
         InvalidRegistryMutation = "INVALID_REGISTRY_MUTATION",
         // The panel's Markdown audit (never on the wire; named so logs and tests agree).

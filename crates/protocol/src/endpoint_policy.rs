@@ -271,13 +271,17 @@ impl InsecureAcknowledgement {
 /// Headers the transport sets itself on plain (model and custom-tool) requests.
 pub const PROTECTED_HEADERS: &[&str] = &["content-type", "content-length", "host", "origin"];
 
-/// Headers the MCP transport sets itself (plus any `mcp-param-*`).
+/// Headers the MCP transport sets itself (plus any `mcp-param-*`). The
+/// original's set, plus `mcp-session-id`, which the port's 2025 handshake
+/// manages: a configured one would otherwise be accepted at save time and
+/// refused on every request.
 pub const PROTECTED_MCP_HEADERS: &[&str] = &[
     "content-type",
     "accept",
     "mcp-protocol-version",
     "mcp-method",
     "mcp-name",
+    "mcp-session-id",
 ];
 
 /// Which transport a header record is for.

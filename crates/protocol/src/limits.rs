@@ -186,6 +186,26 @@ pub const MAX_PATTERN_QUANTIFIER_BOUND: u32 = 10_000;
 /// Most argument values visited in one validation.
 pub const MAX_VISITED_ARGUMENT_VALUES: u32 = 100_000;
 
+// ----- MCP client -----
+
+/// How long a discovery stays cached when no page names a shorter `ttlMs`.
+pub const MCP_DEFAULT_CACHE_TTL_MS: u32 = 60_000;
+/// Longest a discovery stays cached, whatever the server says.
+pub const MCP_MAX_CACHE_TTL_MS: u32 = 3_600_000;
+/// Events of one MCP event stream that may fail to parse; one more fails the request.
+pub const MAX_MCP_MALFORMED_SSE_EVENTS: u32 = 8;
+/// Characters of an unparsable MCP body quoted in `MCP_INVALID_JSON`.
+pub const MCP_INVALID_JSON_EXCERPT_CHARS: u32 = 200;
+/// Server configurations whose discovery, and whose negotiated era, the worker
+/// keeps in memory; the oldest is forgotten first. New in the port (the
+/// original's cache grew without bound).
+pub const MAX_MCP_CACHED_SERVERS: u32 = 64;
+/// Rejected tools one discovery reports; later ones are left out silently.
+/// New in the port.
+pub const MAX_MCP_DISCOVERY_ERRORS: u32 = 500;
+/// Longest `Mcp-Session-Id` a 2025 server may issue. New in the port.
+pub const MAX_MCP_SESSION_ID_CHARS: u32 = 1_024;
+
 // ----- Endpoint and header policy -----
 
 /// Most configured headers.

@@ -1,0 +1,182 @@
+//! The HTTP headers of MCP requests: which names the transport manages (a
+//! configured header may not take them over), how a value that is not plain
+//! printable ASCII travels (`=?base64?…?=`, as the 2026-07-28 revision
+//! defines it), and which tool arguments leave the JSON body for
+//! `Mcp-Param-<name>` headers (`x-mcp-header`).
+
+use crate::mcp::error::McpError;
+use protocol::{ErrorCode, js};
+use serde_json::{Map, Value};
+
+/// The header names the transport sets itself, in lower case; any name
+/// starting with `mcp-param-` is managed too.
+const MANAGED: &[&str] = &[
+    "content-type",
+    "accept",
+    "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
+    "mcp-session-id",
+];
+
+const PARAM_PREFIX: &str = "mcp-param-";
+
+/// Refuses configured headers that would take over a managed one
+/// (`MCP_HEADER_CONFLICT`), before anything is sent.
+pub(crate) fn check_configured(headers: &[(String, String)]) -> Result<(), McpError> {
+    for (name, _) in headers {
+        let lower = name.to_ascii_lowercase();
+        if MANAGED.contains(&lower.as_str()) || lower.starts_with(PARAM_PREFIX) {
+            return Err(McpError::new(
+                ErrorCode::McpHeaderConflict,
+                format!("Configured header \"{name}\" conflicts with an MCP protocol header."),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as the 2026-07-28 revision carries it: printable ASCII
+/// without surrounding spaces as is, anything else (and anything that
+/// already looks encoded) as `=?base64?<UTF-8 in base64>?=`.
+pub(crate) fn encode_header_value(text: &str) -> String {
+    let printable = text.bytes().all(|b| (0x20..=0x7E).contains(&b));
+    let trimmed = !text.starts_with(' ') && !text.ends_with(' ');
+    let looks_encoded = text.starts_with("=?base64?") && text.ends_with("?=");
+    if printable && trimmed && !looks_encoded {
+        return text.to_owned();
+    }
+    format!("=?base64?{}?=", base64(text.as_bytes()))
+}
+
+/// Standard base64 with padding (`btoa` of the UTF-8 bytes).
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let b = [group[0], *group.get(1).unwrap_or(&0), *group.get(2).unwrap_or(&0)];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Tool arguments split for a 2026-07-28 `tools/call`: the values that
+/// travel as `Mcp-Param-<name>` headers (still unencoded), and the JSON
+/// arguments without them.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SplitArguments {
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) arguments: Map<String, Value>,
+}
+
+/// Moves every argument whose schema node carries `x-mcp-header` out of the
+/// JSON arguments. Only nodes reached through `properties` count (the schema
+/// check allows the keyword nowhere else); a value must be a string, a
+/// boolean or a number, and a safe integer where the node says `integer`
+/// (`INVALID_MCP_HEADER_VALUE`).
+pub(crate) fn split_arguments(schema: &Value, arguments: &Map<String, Value>) -> Result<SplitArguments, McpError> {
+    let mut headers = Vec::new();
+    let mut rest = Value::Object(arguments.clone());
+    let source = Value::Object(arguments.clone());
+    visit(schema, &source, &mut rest, &mut headers)?;
+    let arguments = match rest {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    Ok(SplitArguments { headers, arguments })
+}
+
+/// Returns whether `source` became a header (so its parent drops it).
+fn visit(
+    node: &Value,
+    source: &Value,
+    target: &mut Value,
+    headers: &mut Vec<(String, String)>,
+) -> Result<bool, McpError> {
+    let Some(node) = node.as_object() else {
+        return Ok(false);
+    };
+    let header = node.get("x-mcp-header");
+    if js::is_truthy(header) && !source.is_null() {
+        let name = header.map(js::js_string).unwrap_or_default();
+        let integer = node.get("type").and_then(Value::as_str) == Some("integer");
+        let value = match source {
+            Value::String(text) => text.clone(),
+            Value::Bool(flag) => flag.to_string(),
+            Value::Number(_) if !integer || is_safe_integer(source) => js::js_string(source),
+            _ => {
+                return Err(McpError::new(
+                    ErrorCode::InvalidMcpHeaderValue,
+                    format!("Invalid value for x-mcp-header {name}."),
+                ));
+            }
+        };
+        headers.push((name, value));
+        return Ok(true);
+    }
+    let Some(properties) = node.get("properties").and_then(Value::as_object) else {
+        return Ok(false);
+    };
+    for (key, child) in properties {
+        let Some(value) = own_property(source, key) else {
+            continue;
+        };
+        let mut scratch = Value::Null;
+        let child_target = own_property_mut(target, key).unwrap_or(&mut scratch);
+        if visit(child, value, child_target, headers)? {
+            remove_property(target, key);
+        }
+    }
+    Ok(false)
+}
+
+/// `Number.isSafeInteger(value)`.
+fn is_safe_integer(value: &Value) -> bool {
+    js::is_integer(value) && js::as_number(value).is_some_and(|n| n.abs() <= js::MAX_SAFE_INTEGER)
+}
+
+/// `Object.hasOwn(source, key) ? source[key]` for objects and arrays.
+fn own_property<'a>(source: &'a Value, key: &str) -> Option<&'a Value> {
+    match source {
+        Value::Object(map) => map.get(key),
+        Value::Array(items) => array_index(key).and_then(|i| items.get(i)),
+        _ => None,
+    }
+}
+
+fn own_property_mut<'a>(target: &'a mut Value, key: &str) -> Option<&'a mut Value> {
+    match target {
+        Value::Object(map) => map.get_mut(key),
+        Value::Array(items) => array_index(key).and_then(|i| items.get_mut(i)),
+        _ => None,
+    }
+}
+
+/// `delete target[key]`: an array keeps its length with a hole, which JSON
+/// carries as `null`.
+fn remove_property(target: &mut Value, key: &str) {
+    match target {
+        Value::Object(map) => {
+            map.remove(key);
+        }
+        Value::Array(items) => {
+            if let Some(item) = array_index(key).and_then(|i| items.get_mut(i)) {
+                *item = Value::Null;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A canonical array index (`"0"`, `"12"`, never `"01"`).
+fn array_index(key: &str) -> Option<usize> {
+    let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()));
+    canonical.then(|| key.parse().ok()).flatten()
+}
