@@ -566,6 +566,27 @@ wire_codes! {
         MigrationIdCollision = "MIGRATION_ID_COLLISION",
         /// A migrated chat could not be read back.
         MigrationVerifyFailed = "MIGRATION_VERIFY_FAILED",
+        // Custom-tool and MCP-server records (the original's `storage.js` and `tool-registry.js`).
+        /// A custom tool's id is missing or not 1–128 of `A-Z a-z 0-9 . _ : -`.
+        InvalidToolId = "INVALID_TOOL_ID",
+        /// Two custom tools share an id.
+        DuplicateToolId = "DUPLICATE_TOOL_ID",
+        /// A custom tool's function name is not 2–41 letters, digits or `_` starting with a letter.
+        InvalidToolName = "INVALID_TOOL_NAME",
+        /// A custom tool takes a built-in tool's name (compared without case).
+        ReservedToolName = "RESERVED_TOOL_NAME",
+        /// Two custom tools share a function name (compared without case).
+        DuplicateToolName = "DUPLICATE_TOOL_NAME",
+        /// A custom tool's parameter schema is outside the supported subset.
+        InvalidCustomSchema = "INVALID_CUSTOM_SCHEMA",
+        /// An MCP server's id is missing or not 1–128 of `A-Z a-z 0-9 . _ : -`.
+        InvalidMcpServerId = "INVALID_MCP_SERVER_ID",
+        /// Two MCP servers share an id.
+        DuplicateMcpServerId = "DUPLICATE_MCP_SERVER_ID",
+        /// An MCP server's protocol mode is not one this version speaks.
+        UnsupportedMcpVersion = "UNSUPPORTED_MCP_VERSION",
+        /// A tool or server registry change other than replace, upsert, remove or toggle.
+        InvalidRegistryMutation = "INVALID_REGISTRY_MUTATION",
         // The panel's Markdown audit (never on the wire; named so logs and tests agree).
         /// The rendered HTML could not be audited.
         MarkdownMalformed = "MARKDOWN_MALFORMED",

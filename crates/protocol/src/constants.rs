@@ -1,5 +1,6 @@
 //! Named values shared by the panel and the worker: the Typst URL prefix,
-//! approval modes, send shortcuts, storage keys and schema versions.
+//! approval modes, send shortcuts, storage keys, schema versions and the
+//! built-in tool names.
 //!
 //! Normalisation fails closed: anything but an exact known value becomes the
 //! safe default, as in the original.
@@ -158,6 +159,21 @@ pub mod themes {
     pub const DEFAULT: &str = DARK;
 }
 
+/// The ten built-in tools, in the order every provider request lists them.
+/// A custom tool may not take one of these names, whatever its case.
+pub const BUILTIN_TOOL_NAMES: [&str; 10] = [
+    "read_file_structure",
+    "open_project_file",
+    "read_document",
+    "read_diagnostics",
+    "read_typst_docs",
+    "replace_lines",
+    "search_replace",
+    "patch_document",
+    "insert_at_cursor",
+    "replace_selection",
+];
+
 /// The built-in tools that edit the editor buffer (and create checkpoints).
 pub const EDITOR_WRITE_TOOLS: [&str; 5] = [
     "replace_lines",
@@ -198,6 +214,11 @@ mod tests {
             serde_json::to_value(SendMessageShortcut::ShiftEnter).ok(),
             Some(json!("shift-enter"))
         );
+    }
+
+    #[test]
+    fn the_editor_writes_are_the_last_five_built_ins() {
+        assert_eq!(BUILTIN_TOOL_NAMES[5..], EDITOR_WRITE_TOOLS);
     }
 
     #[test]

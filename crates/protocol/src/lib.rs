@@ -40,7 +40,8 @@
 //!   answer to each page request.
 //! - [`tool_schema`], [`js_regex`]: the JSON-Schema subset and tool arguments.
 //! - [`endpoint_policy`], [`trust_policy`]: where traffic may go, MCP names
-//!   and trust fingerprints.
+//!   and trust fingerprints; [`registry_records`]: the custom-tool and MCP
+//!   server records and their load and save rules.
 //! - [`active_file`], [`project_tree`], [`edit_checkpoint`],
 //!   [`document_snapshot`], [`diff_preview`]: shared records.
 //! - [`answer`]: the saved answer record both the worker and the panel build;
@@ -69,6 +70,7 @@ pub mod page_bridge;
 pub mod page_response;
 pub mod payloads;
 pub mod project_tree;
+pub mod registry_records;
 pub mod response;
 pub mod tool_schema;
 pub mod trust_policy;

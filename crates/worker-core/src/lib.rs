@@ -34,6 +34,7 @@ mod provider;
 mod race;
 mod recovery;
 mod recovery_tabs;
+mod registries;
 mod runs;
 mod sessions;
 mod settings;

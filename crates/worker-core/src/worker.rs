@@ -11,6 +11,7 @@ use crate::envelope::{self, Request, RequestError};
 use crate::platform::Platform;
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
+use crate::registries;
 use crate::runs::Runs;
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, page_client, settings, theme, title};
@@ -95,6 +96,10 @@ impl<P: Platform> Worker<P> {
             | Payload::SessionStorageStatus(_)
             | Payload::SessionExport(_)
             | Payload::SessionImport(_)) => sessions::route(&self.sessions(), payload).await,
+            payload @ (Payload::LoadCustomTools(_)
+            | Payload::SaveCustomTools(_)
+            | Payload::LoadMcpServers(_)
+            | Payload::SaveMcpServers(_)) => registries::route(p.storage(), &self.store.queue, payload).await,
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }
@@ -188,6 +193,20 @@ mod tests {
                 &json!({"type": "AI_STREAM_CANCEL", "requestId": "x", "runId": "run-1", "payload": {}}),
             ));
         assert_eq!(with_run.map(|r| r["runId"].clone()), Some(json!("run-1")));
+    }
+
+    #[test]
+    fn a_settings_refusal_names_the_origin_to_acknowledge() {
+        let worker = worker();
+        let model = json!({"id": "m1", "name": "M", "apiBaseUrl": "http://192.168.1.5/v1", "apiKey": "k",
+            "modelId": "x"});
+        let answer = crate::fakes::ask(
+            &worker,
+            "SAVE_SETTINGS",
+            json!({"settings": {}, "modelMutation": {"type": "upsert", "record": model}}),
+        );
+        assert_eq!(answer["error"]["code"], json!("INSECURE_CONFIRMATION_REQUIRED"));
+        assert_eq!(answer["error"]["details"], json!({"origin": "http://192.168.1.5"}));
     }
 
     #[test]

@@ -140,15 +140,22 @@ impl std::fmt::Display for StorageError {
 
 impl std::error::Error for StorageError {}
 
+/// The answer keeps `details`: an endpoint refusal's `details.origin` is what
+/// the panel asks the user to acknowledge.
 impl From<StorageError> for RequestError {
     fn from(error: StorageError) -> Self {
-        RequestError::new(error.code(), error.message)
+        let request = RequestError::new(error.code(), error.message);
+        match error.details {
+            Some(details) => request.with_details(details),
+            None => request,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::endpoint_policy::{InsecureConsent, validate_endpoint_url};
 
     #[test]
     fn quota_failures_get_their_own_code_and_others_quote_the_browser() {
@@ -162,5 +169,17 @@ mod tests {
         assert!(other.message.ends_with("IO error"));
         let request: RequestError = other.into();
         assert_eq!(request.code.as_str(), "STORAGE_WRITE_FAILED");
+        assert_eq!(request.details, None);
+    }
+
+    #[test]
+    fn an_endpoint_refusal_keeps_its_origin_in_the_answer() {
+        let refused = validate_endpoint_url("http://192.168.1.5/v1", InsecureConsent::default());
+        let Err(refused) = refused else {
+            panic!("cleartext to a LAN host needs an acknowledgement");
+        };
+        let request: RequestError = StorageError::endpoint(refused).into();
+        assert_eq!(request.code.as_str(), "INSECURE_CONFIRMATION_REQUIRED");
+        assert_eq!(request.details, Some(json!({"origin": "http://192.168.1.5"})));
     }
 }

@@ -2,10 +2,12 @@
 //! their parameter schemas and descriptions.
 //!
 //! Names and schemas are part of the contract (the model, stored chats and
-//! the panel refer to them); the descriptions tell the model when and how to
-//! use each tool. Limits are interpolated from `protocol::limits`, so the
-//! text cannot drift from what the worker enforces. Order matters: it is the
-//! order of the `tools` array in every provider request.
+//! the panel refer to them; the names, in this order, are protocol's
+//! `BUILTIN_TOOL_NAMES`, which custom tools may not take); the descriptions
+//! tell the model when and how to use each tool. Limits are interpolated
+//! from `protocol::limits`, so the text cannot drift from what the worker
+//! enforces. Order matters: it is the order of the `tools` array in every
+//! provider request.
 
 use protocol::limits::{DEFAULT_READ_DOC_CHARS, DIAGNOSTICS_SETTLE_DELAY_MS, MAX_READ_DOC_TOOL_CHARS};
 use serde_json::{Value, json};
@@ -254,6 +256,15 @@ mod tests {
             let compiled = ToolSchema::compile(&spec["function"]["parameters"], SchemaOptions::CUSTOM);
             assert!(compiled.is_ok(), "{name}: {compiled:?}");
         }
+    }
+
+    #[test]
+    fn the_specs_are_the_built_in_names_of_protocol_in_order() {
+        let names: Vec<String> = builtin_specs()
+            .iter()
+            .map(|spec| spec["function"]["name"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(names, protocol::constants::BUILTIN_TOOL_NAMES);
     }
 
     #[test]

@@ -1,0 +1,156 @@
+//! The two tool registries in local storage — custom HTTP tools
+//! (`typstAgent.customTools`) and MCP servers (`typstAgent.mcpServers`) —
+//! and their routes: `LOAD_CUSTOM_TOOLS`, `SAVE_CUSTOM_TOOLS`,
+//! `LOAD_MCP_SERVERS`, `SAVE_MCP_SERVERS`.
+//!
+//! The rules are protocol's `registry_records`; this module only reads and
+//! writes. A load normalises every stored record (nothing is written). A
+//! save holds the storage mutation queue for its whole read-modify-write: a
+//! mutation is applied to the stored list, never to the panel's copy, so two
+//! panels saving at once keep each other's changes. Every write of either
+//! list goes through [`save`]: what must follow a change of the servers
+//! (the MCP discovery cache) hooks in there. A refused save changes nothing
+//! and answers the first problem's code, with `details.origin` when a
+//! cleartext origin needs the user's acknowledgement; a refused write
+//! answers `STORAGE_QUOTA_EXCEEDED` or `STORAGE_WRITE_FAILED` and leaves
+//! the stored list as it was.
+
+use crate::envelope::RequestError;
+use crate::platform::Storage;
+use crate::storage::{MutationQueue, StorageError};
+use protocol::Payload;
+use protocol::constants::storage_keys;
+use protocol::payloads::RegistryMutation;
+use protocol::registry_records::{
+    CustomTool, McpServer, RecordErrors, apply_record_mutation, validate_custom_tools, validate_mcp_servers,
+};
+use serde_json::{Value, json};
+
+#[cfg(test)]
+mod tests;
+
+/// One of the two registries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Registry {
+    CustomTools,
+    McpServers,
+}
+
+impl Registry {
+    const fn key(self) -> &'static str {
+        match self {
+            Registry::CustomTools => storage_keys::CUSTOM_TOOLS,
+            Registry::McpServers => storage_keys::MCP_SERVERS,
+        }
+    }
+
+    /// The stored list as a load answers it.
+    fn normalize(self, stored: Option<&Value>) -> Vec<Value> {
+        match self {
+            Registry::CustomTools => CustomTool::list_from_stored(stored)
+                .into_iter()
+                .map(|tool| Value::Object(tool.into_record()))
+                .collect(),
+            Registry::McpServers => McpServer::list_from_stored(stored)
+                .into_iter()
+                .map(|server| Value::Object(server.into_record()))
+                .collect(),
+        }
+    }
+
+    /// The records to store, or why the list is refused.
+    fn validate(self, candidate: &[Value]) -> Result<Vec<Value>, RecordErrors> {
+        Ok(match self {
+            Registry::CustomTools => validate_custom_tools(candidate)?
+                .into_iter()
+                .map(|tool| Value::Object(tool.into_record()))
+                .collect(),
+            Registry::McpServers => validate_mcp_servers(candidate)?
+                .into_iter()
+                .map(|server| Value::Object(server.into_record()))
+                .collect(),
+        })
+    }
+}
+
+/// Answers one registry request.
+pub(crate) async fn route(
+    storage: &impl Storage,
+    queue: &MutationQueue,
+    payload: Payload,
+) -> Result<Value, RequestError> {
+    match payload {
+        Payload::LoadCustomTools(_) => load(storage, Registry::CustomTools).await,
+        Payload::LoadMcpServers(_) => load(storage, Registry::McpServers).await,
+        Payload::SaveCustomTools(request) => {
+            save(
+                storage,
+                queue,
+                Registry::CustomTools,
+                &request.tools,
+                request.mutation.as_ref(),
+            )
+            .await
+        }
+        Payload::SaveMcpServers(request) => {
+            save(
+                storage,
+                queue,
+                Registry::McpServers,
+                &request.servers,
+                request.mutation.as_ref(),
+            )
+            .await
+        }
+        other => Err(RequestError::unrouted(other.message_type())),
+    }
+}
+
+async fn stored(storage: &impl Storage, registry: Registry) -> Result<Vec<Value>, StorageError> {
+    let stored = storage
+        .get(registry.key())
+        .await
+        .map_err(|error| StorageError::read(&error))?;
+    Ok(registry.normalize(stored.as_ref()))
+}
+
+/// `LOAD_CUSTOM_TOOLS` / `LOAD_MCP_SERVERS`: the normalised stored list.
+async fn load(storage: &impl Storage, registry: Registry) -> Result<Value, RequestError> {
+    Ok(Value::Array(stored(storage, registry).await?))
+}
+
+/// `SAVE_CUSTOM_TOOLS` / `SAVE_MCP_SERVERS`: `{ok: true, records}` with the
+/// list as stored. With a mutation the stored list changes, else the sent
+/// list replaces it.
+async fn save(
+    storage: &impl Storage,
+    queue: &MutationQueue,
+    registry: Registry,
+    sent: &[Value],
+    mutation: Option<&RegistryMutation>,
+) -> Result<Value, RequestError> {
+    let _guard = queue.lock().await;
+    let candidate = match mutation {
+        Some(mutation) => apply_record_mutation(&stored(storage, registry).await?, mutation)
+            .map_err(|error| RequestError::new(error.code(), error.message()))?,
+        None => sent.to_vec(),
+    };
+    let records = Value::Array(registry.validate(&candidate).map_err(refusal)?);
+    storage
+        .set(registry.key(), records.clone())
+        .await
+        .map_err(|error| StorageError::write(&error))?;
+    Ok(json!({ "ok": true, "records": records }))
+}
+
+/// The answer to a refused list: its first problem, as the original answered.
+fn refusal(errors: RecordErrors) -> RequestError {
+    let Some(first) = errors.errors.into_iter().next() else {
+        return RequestError::new(protocol::ErrorCode::InternalError, "The records were refused.");
+    };
+    let error = RequestError::new(first.code.code(), first.message);
+    match first.details {
+        Some(details) => error.with_details(json!({ "origin": details.origin })),
+        None => error,
+    }
+}
