@@ -7,34 +7,46 @@
 //! `x-mcp-header` is refused for custom tools), header rules
 //! (`protocol::endpoint_policy`, the plain set for tools and the MCP set for
 //! servers) and the endpoint policy with its per-origin cleartext
-//! acknowledgement. A form with any problem is not sent. Rules of names and
-//! ids (and the reserved built-in names) are the worker's: its refusal of a
-//! save names the field, and [`refused_field`] puts it beside that field.
+//! acknowledgement. Then the record the form saves is built with protocol's
+//! drafts (`registry_records`: normalised URL, acknowledgement, trust
+//! fingerprint) and the list it would make is checked with the save-time
+//! rules the worker applies (ids, names, reserved built-in names, names
+//! taken by another tool), so those problems appear beside their field as
+//! the user types too. A form with any problem is not sent. Should the
+//! worker still refuse a save (another panel changed the list meanwhile),
+//! [`refused_field`] puts its sentence beside the field it names.
 
-use crate::integrations::{IntegrationRecord, RegistryKind};
+use crate::integrations::{IntegrationRecord, RecordChange, RegistryKind};
 use crate::worker_client::WorkerError;
 use protocol::endpoint_policy::{
-    Endpoint, HeaderPolicy, InsecureAcknowledgement, InsecureConsent, validate_endpoint_url, validate_header_record,
+    Endpoint, HeaderPolicy, InsecureConsent, validate_endpoint_url, validate_header_record,
 };
 use protocol::js;
+use protocol::registry_records::{
+    CustomToolDraft, McpProtocolMode, McpServerDraft, RecordErrors, RecordField, validate_custom_tools,
+    validate_mcp_servers,
+};
 use protocol::tool_schema::{SchemaOptions, validate_tool_schema};
-use protocol::trust_policy::{custom_tool_trust_fingerprint, mcp_server_trust_fingerprint};
 use serde_json::{Map, Value, json};
 
 #[cfg(test)]
 mod tests;
 
-/// The MCP protocol modes the form offers: (stored value, label). `auto`
-/// negotiates the newest version; `2025-11-25` is the handshake-only mode
-/// this port adds for servers of the previous revision.
-pub(crate) const MCP_PROTOCOL_MODES: [(&str, &str); 3] = [
-    ("auto", "Auto (newest the server supports)"),
-    ("2026-07-28", "2026-07-28"),
-    ("2025-11-25", "2025-11-25 (initialize handshake)"),
-];
+/// What the protocol select says for each mode (protocol's
+/// [`McpProtocolMode::ALL`] is the list and its order).
+pub(crate) fn protocol_mode_label(mode: McpProtocolMode) -> &'static str {
+    match mode {
+        McpProtocolMode::Auto => "Auto (newest the server supports)",
+        McpProtocolMode::Stateless20260728 => "2026-07-28",
+        McpProtocolMode::Handshake20251125 => "2025-11-25 (initialize handshake)",
+    }
+}
 
 /// The parameters a new custom tool starts with.
 pub(crate) const NEW_TOOL_PARAMETERS: &str = "{\n  \"type\": \"object\",\n  \"properties\": {},\n  \"required\": []\n}";
+
+/// The id a new record is checked under while it is typed.
+const PLACEHOLDER_ID: &str = "new-record";
 
 /// The id a probe sends for a server that has not been saved yet.
 pub(crate) const PROBE_SERVER_ID: &str = "probe";
@@ -94,13 +106,23 @@ impl FormField {
     /// The record field the control edits (what a worker refusal names).
     fn record_key(self) -> &'static str {
         match self {
-            FormField::ToolName | FormField::McpName => "name",
             FormField::ToolDescription => "description",
-            FormField::ToolEndpoint => "endpoint",
-            FormField::ToolHeaders | FormField::McpHeaders => "headers",
-            FormField::ToolParams => "parameters",
-            FormField::McpUrl => "url",
-            FormField::McpProtocol => "protocolMode",
+            FormField::McpName => "name",
+            other => other.record_field().map_or("", RecordField::as_str),
+        }
+    }
+
+    /// The field of protocol's save-time rules this control edits (the
+    /// description and a server's name have no rules there).
+    fn record_field(self) -> Option<RecordField> {
+        match self {
+            FormField::ToolName => Some(RecordField::Name),
+            FormField::ToolEndpoint => Some(RecordField::Endpoint),
+            FormField::ToolHeaders | FormField::McpHeaders => Some(RecordField::Headers),
+            FormField::ToolParams => Some(RecordField::Parameters),
+            FormField::McpUrl => Some(RecordField::Url),
+            FormField::McpProtocol => Some(RecordField::ProtocolMode),
+            FormField::ToolDescription | FormField::McpName => None,
         }
     }
 }
@@ -149,6 +171,23 @@ impl Problems {
 
     fn take<T>(&mut self, checked: Result<T, FieldError>) -> Option<T> {
         checked.map_err(|error| self.0.push(error)).ok()
+    }
+
+    /// Adds the save-time rules' problems of the record at `index`, for
+    /// fields that have none yet (the form's own checks say more: JSON
+    /// positions, every schema path). A problem of the id goes beside the
+    /// first field: the form has no id field, and ids are the panel's own.
+    fn add_rules(&mut self, kind: RegistryKind, errors: &RecordErrors, index: usize) {
+        for error in errors.of_record(index) {
+            let field = FormField::all(kind)
+                .iter()
+                .copied()
+                .find(|f| f.record_field() == Some(error.field))
+                .unwrap_or(FormField::all(kind)[0]);
+            if !self.0.iter().any(|p| p.field == field) {
+                self.0.push(FieldError::new(field, error.message.clone()));
+            }
+        }
     }
 
     fn into_result<T>(self, value: Option<T>) -> Result<T, Vec<FieldError>> {
@@ -231,12 +270,22 @@ fn pretty(value: Option<&Value>) -> String {
         .unwrap_or_default()
 }
 
-/// Writes the trust fields: the fingerprint of the configuration as saved
-/// when Trusted is ticked, `null` otherwise.
-fn seal_trust(map: &mut Map<String, Value>, trusted: bool, fingerprint: fn(Option<&Value>) -> String) {
-    map.insert("trustedAutoRun".to_owned(), json!(trusted));
-    let sealed = trusted.then(|| fingerprint(Some(&Value::Object(map.clone()))));
-    map.insert("trustedAutoRunFingerprint".to_owned(), json!(sealed));
+/// Checks the list the record would make (protocol's save-time rules, as
+/// the worker applies them) and adds the record's problems.
+fn check_rules(problems: &mut Problems, kind: RegistryKind, current: &[IntegrationRecord], record: &IntegrationRecord) {
+    let (next, _) = RecordChange::Upsert(record.clone()).apply(current);
+    let id = record.id();
+    let Some(index) = next.iter().position(|r| r.id() == id) else {
+        return;
+    };
+    let list: Vec<Value> = next.iter().map(IntegrationRecord::to_value).collect();
+    let checked = match kind {
+        RegistryKind::CustomTools => validate_custom_tools(&list).map(|_| ()),
+        RegistryKind::McpServers => validate_mcp_servers(&list).map(|_| ()),
+    };
+    if let Err(errors) = checked {
+        problems.add_rules(kind, &errors, index);
+    }
 }
 
 /// What the custom-tool form holds.
@@ -278,8 +327,12 @@ impl ToolForm {
     }
 
     /// Checks every field and builds the record to upsert; `new_id` names a
-    /// new tool.
-    pub(crate) fn record(&self, new_id: &str) -> Result<IntegrationRecord, Vec<FieldError>> {
+    /// new tool, `current` is the list it joins.
+    pub(crate) fn record(
+        &self,
+        new_id: &str,
+        current: &[IntegrationRecord],
+    ) -> Result<IntegrationRecord, Vec<FieldError>> {
         let mut problems = Problems::default();
         let endpoint = problems.take(endpoint(
             &self.endpoint,
@@ -288,20 +341,25 @@ impl ToolForm {
         ));
         let headers = problems.take(headers(&self.headers, FormField::ToolHeaders, HeaderPolicy::Plain));
         let parameters = problems.take(parameters(&self.parameters, FormField::ToolParams));
-        let checked = endpoint.zip(headers).zip(parameters);
-        let ((endpoint, headers), parameters) = problems.into_result(checked)?;
         let id = if self.id.is_empty() { new_id } else { self.id.as_str() };
-        let mut map = Map::new();
-        map.insert("id".to_owned(), json!(id));
-        map.insert("name".to_owned(), json!(js::js_trim(&self.name)));
-        map.insert("description".to_owned(), json!(js::js_trim(&self.description)));
-        map.insert("endpoint".to_owned(), json!(endpoint.url));
-        map.insert("headers".to_owned(), Value::Object(headers));
-        map.insert("parameters".to_owned(), parameters);
-        map.insert("enabled".to_owned(), json!(self.enabled));
-        InsecureAcknowledgement::for_endpoint(Some(&endpoint), self.insecure_confirmed).apply_to(&mut map);
-        seal_trust(&mut map, self.trusted, custom_tool_trust_fingerprint);
-        Ok(IntegrationRecord::from_map(map))
+        // Fields that failed their own check stand in as their defaults, so
+        // the rules of the others (the name's, say) are still checked.
+        let draft = CustomToolDraft {
+            name: js::js_trim(&self.name).to_owned(),
+            description: js::js_trim(&self.description).to_owned(),
+            endpoint: js::js_trim(&self.endpoint).to_owned(),
+            headers: headers.clone().unwrap_or_default(),
+            parameters: parameters
+                .clone()
+                .unwrap_or_else(|| CustomToolDraft::new(id).parameters),
+            enabled: self.enabled,
+            trusted_auto_run: self.trusted,
+            insecure_transport_acknowledged: self.insecure_confirmed,
+            ..CustomToolDraft::new(id)
+        };
+        let record = IntegrationRecord::from_map(draft.to_record());
+        check_rules(&mut problems, RegistryKind::CustomTools, current, &record);
+        problems.into_result(endpoint.and(headers).and(parameters).map(|_| record))
     }
 }
 
@@ -324,7 +382,7 @@ impl McpForm {
     pub(crate) fn for_record(record: Option<&IntegrationRecord>) -> McpForm {
         let Some(record) = record else {
             return McpForm {
-                protocol_mode: MCP_PROTOCOL_MODES[0].0.to_owned(),
+                protocol_mode: McpProtocolMode::default().as_str().to_owned(),
                 enabled: true,
                 ..McpForm::default()
             };
@@ -336,7 +394,7 @@ impl McpForm {
             url: record.text("url"),
             headers: pretty(record.get("headers")),
             protocol_mode: if mode.is_empty() {
-                MCP_PROTOCOL_MODES[0].0.to_owned()
+                McpProtocolMode::default().as_str().to_owned()
             } else {
                 mode
             },
@@ -346,49 +404,57 @@ impl McpForm {
         }
     }
 
-    /// Checks every field; the server's fields without the fingerprint.
-    fn fields(&self, id: &str) -> Result<Map<String, Value>, Vec<FieldError>> {
+    /// Checks the form's own fields and builds the record for `id`.
+    fn checked(&self, id: &str) -> (Problems, Option<IntegrationRecord>) {
         let mut problems = Problems::default();
         let name = js::js_trim(&self.name);
         if name.is_empty() {
             problems.push(FormField::McpName, "Give the server a name.");
         }
-        let mode = MCP_PROTOCOL_MODES
-            .iter()
-            .map(|(value, _)| *value)
-            .find(|value| *value == self.protocol_mode);
+        let mode = McpProtocolMode::from_wire(&self.protocol_mode);
         if mode.is_none() {
             problems.push(FormField::McpProtocol, "Choose one of the listed protocol versions.");
         }
         let endpoint = problems.take(endpoint(&self.url, self.insecure_confirmed, FormField::McpUrl));
         let headers = problems.take(headers(&self.headers, FormField::McpHeaders, HeaderPolicy::Mcp));
-        let ((endpoint, headers), mode) = problems.into_result(endpoint.zip(headers).zip(mode))?;
-        let mut map = Map::new();
-        map.insert("id".to_owned(), json!(id));
-        map.insert("name".to_owned(), json!(name));
-        map.insert("url".to_owned(), json!(endpoint.url));
-        map.insert("headers".to_owned(), Value::Object(headers));
-        map.insert("enabled".to_owned(), json!(self.enabled));
-        map.insert("protocolMode".to_owned(), json!(mode));
-        map.insert("trustedAutoRun".to_owned(), json!(self.trusted));
-        InsecureAcknowledgement::for_endpoint(Some(&endpoint), self.insecure_confirmed).apply_to(&mut map);
-        Ok(map)
+        let draft = McpServerDraft {
+            name: name.to_owned(),
+            url: js::js_trim(&self.url).to_owned(),
+            headers: headers.clone().unwrap_or_default(),
+            enabled: self.enabled,
+            protocol_mode: mode.unwrap_or_default(),
+            trusted_auto_run: self.trusted,
+            insecure_transport_acknowledged: self.insecure_confirmed,
+            ..McpServerDraft::new(id)
+        };
+        let record = IntegrationRecord::from_map(draft.to_record());
+        let valid = endpoint.and(headers).and(mode).map(|_| record);
+        (problems, valid)
     }
 
     /// Checks every field and builds the record to upsert; `new_id` names a
-    /// new server.
-    pub(crate) fn record(&self, new_id: &str) -> Result<IntegrationRecord, Vec<FieldError>> {
+    /// new server, `current` is the list it joins.
+    pub(crate) fn record(
+        &self,
+        new_id: &str,
+        current: &[IntegrationRecord],
+    ) -> Result<IntegrationRecord, Vec<FieldError>> {
         let id = if self.id.is_empty() { new_id } else { self.id.as_str() };
-        let mut map = self.fields(id)?;
-        seal_trust(&mut map, self.trusted, mcp_server_trust_fingerprint);
-        Ok(IntegrationRecord::from_map(map))
+        let (mut problems, record) = self.checked(id);
+        if let Some(record) = &record {
+            check_rules(&mut problems, RegistryKind::McpServers, current, record);
+        }
+        problems.into_result(record)
     }
 
     /// The `server` of `PROBE_MCP_SERVER`: the form's fields under its id, or
-    /// [`PROBE_SERVER_ID`] before the server was saved (no fingerprint: a
-    /// probe trusts nothing).
+    /// [`PROBE_SERVER_ID`] before the server was saved, without a
+    /// fingerprint (a probe trusts nothing; the original sent none).
     pub(crate) fn probe_server(&self) -> Result<Map<String, Value>, Vec<FieldError>> {
-        self.fields(if self.id.is_empty() { PROBE_SERVER_ID } else { &self.id })
+        let (problems, record) = self.checked(if self.id.is_empty() { PROBE_SERVER_ID } else { &self.id });
+        let mut server = problems.into_result(record)?.as_map().clone();
+        server.remove("trustedAutoRunFingerprint");
+        Ok(server)
     }
 }
 
@@ -415,17 +481,23 @@ impl IntegrationForm {
         }
     }
 
-    pub(crate) fn record(&self, new_id: &str) -> Result<IntegrationRecord, Vec<FieldError>> {
+    /// The record to upsert into `current`; `new_id` names a new one.
+    pub(crate) fn record(
+        &self,
+        new_id: &str,
+        current: &[IntegrationRecord],
+    ) -> Result<IntegrationRecord, Vec<FieldError>> {
         match self {
-            IntegrationForm::Tool(form) => form.record(new_id),
-            IntegrationForm::Mcp(form) => form.record(new_id),
+            IntegrationForm::Tool(form) => form.record(new_id, current),
+            IntegrationForm::Mcp(form) => form.record(new_id, current),
         }
     }
 
-    /// Every problem of the form as it is (what the panel shows as the user
-    /// types).
-    pub(crate) fn problems(&self) -> Vec<FieldError> {
-        self.record("").err().unwrap_or_default()
+    /// Every problem of the form as it is, joining `current` (what the
+    /// panel shows as the user types). A new record is checked under a
+    /// placeholder id, since its real one is drawn only when it is saved.
+    pub(crate) fn problems(&self, current: &[IntegrationRecord]) -> Vec<FieldError> {
+        self.record(PLACEHOLDER_ID, current).err().unwrap_or_default()
     }
 }
 

@@ -105,7 +105,8 @@ impl<S: Shell + 'static> Controller<S> {
     /// (the form stays open as the user left it).
     pub(crate) async fn save_integration_form(self: &Rc<Self>, form: IntegrationForm) -> Option<String> {
         let kind = form.kind();
-        let record = match form.record(&self.shell.new_id()) {
+        let current = self.state.borrow().records(kind).to_vec();
+        let record = match form.record(&self.shell.new_id(), &current) {
             Ok(record) => record,
             Err(problems) => {
                 self.shell.show_form_problems(kind, &problems);

@@ -1,6 +1,7 @@
 //! The forms' checks and the records they save.
 
 use super::*;
+use protocol::trust_policy::custom_tool_trust_fingerprint;
 use serde_json::json;
 
 fn tool() -> ToolForm {
@@ -38,7 +39,7 @@ fn problems(result: Result<IntegrationRecord, Vec<FieldError>>) -> Vec<(FormFiel
 fn json_syntax_errors_name_the_line_and_the_character_column() {
     let mut form = tool();
     form.headers = "{\n  \"X-Key\": \"a\",\n  \"X-Other\" \"b\"\n}".to_owned();
-    let found = problems(form.record("new"));
+    let found = problems(form.record("new", &[]));
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].0, FormField::ToolHeaders);
     assert!(found[0].1.starts_with("Not valid JSON: "), "{}", found[0].1);
@@ -46,12 +47,12 @@ fn json_syntax_errors_name_the_line_and_the_character_column() {
 
     // Columns count characters, not bytes.
     form.headers = "{\"é\": 1,}".to_owned();
-    let found = problems(form.record("new"));
+    let found = problems(form.record("new", &[]));
     assert!(found[0].1.ends_with("(line 1, column 9)."), "{}", found[0].1);
 
     form.headers = String::new();
     form.parameters = "{\"type\": \"object\",".to_owned();
-    let found = problems(form.record("new"));
+    let found = problems(form.record("new", &[]));
     assert_eq!(found[0].0, FormField::ToolParams);
     assert!(found[0].1.contains("line 1"), "{}", found[0].1);
 }
@@ -65,7 +66,7 @@ fn schema_problems_are_listed_with_their_keyword_paths() {
         "n": {"type": "integer", "minimum": "x"}
     }})
     .to_string();
-    let found = problems(form.record("new"));
+    let found = problems(form.record("new", &[]));
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].0, FormField::ToolParams);
     let lines: Vec<&str> = found[0].1.lines().collect();
@@ -83,26 +84,29 @@ fn schema_problems_are_listed_with_their_keyword_paths() {
         "{lines:?}"
     );
     form.parameters = "[]".to_owned();
-    assert_eq!(problems(form.record("new"))[0].0, FormField::ToolParams);
+    assert_eq!(problems(form.record("new", &[]))[0].0, FormField::ToolParams);
 }
 
 #[test]
 fn headers_follow_the_plain_policy_for_tools_and_the_mcp_policy_for_servers() {
     let mut form = tool();
     form.headers = json!({"Mcp-Method": "x"}).to_string();
-    assert!(form.record("new").is_ok(), "plain requests do not manage MCP headers");
+    assert!(
+        form.record("new", &[]).is_ok(),
+        "plain requests do not manage MCP headers"
+    );
     form.headers = json!({"Content-Type": "text/plain"}).to_string();
-    assert_eq!(problems(form.record("new"))[0].0, FormField::ToolHeaders);
+    assert_eq!(problems(form.record("new", &[]))[0].0, FormField::ToolHeaders);
     form.headers = "[1]".to_owned();
-    assert_eq!(problems(form.record("new"))[0].0, FormField::ToolHeaders);
+    assert_eq!(problems(form.record("new", &[]))[0].0, FormField::ToolHeaders);
 
     let mut mcp = server();
     mcp.headers = json!({"Mcp-Method": "x"}).to_string();
-    assert_eq!(problems(mcp.record("new"))[0].0, FormField::McpHeaders);
+    assert_eq!(problems(mcp.record("new", &[]))[0].0, FormField::McpHeaders);
     mcp.headers = json!({"mcp-param-q": "x"}).to_string();
-    assert_eq!(problems(mcp.record("new"))[0].0, FormField::McpHeaders);
+    assert_eq!(problems(mcp.record("new", &[]))[0].0, FormField::McpHeaders);
     mcp.headers = json!({"Authorization": "Bearer t"}).to_string();
-    let record = mcp.record("new").expect("valid");
+    let record = mcp.record("new", &[]).expect("valid");
     assert_eq!(record.get("headers"), Some(&json!({"Authorization": "Bearer t"})));
 }
 
@@ -110,25 +114,25 @@ fn headers_follow_the_plain_policy_for_tools_and_the_mcp_policy_for_servers() {
 fn the_endpoint_policy_needs_the_per_origin_acknowledgement_for_cleartext() {
     let mut form = tool();
     form.endpoint = "http://192.0.2.4:8080/tool".to_owned();
-    let found = problems(form.record("new"));
+    let found = problems(form.record("new", &[]));
     assert_eq!(found[0].0, FormField::ToolEndpoint);
     assert!(found[0].1.contains("http://192.0.2.4:8080"), "{}", found[0].1);
     form.insecure_confirmed = true;
-    let record = form.record("new").expect("acknowledged");
+    let record = form.record("new", &[]).expect("acknowledged");
     assert_eq!(record.get("insecureTransportAcknowledged"), Some(&json!(true)));
     assert_eq!(
         record.get("insecureTransportAcknowledgedOrigin"),
         Some(&json!("http://192.0.2.4:8080"))
     );
     form.endpoint = "ftp://x.example".to_owned();
-    assert_eq!(problems(form.record("new"))[0].0, FormField::ToolEndpoint);
+    assert_eq!(problems(form.record("new", &[]))[0].0, FormField::ToolEndpoint);
 
     let mut mcp = server();
     mcp.insecure_confirmed = true;
-    let loopback = mcp.record("new").expect("loopback");
+    let loopback = mcp.record("new", &[]).expect("loopback");
     assert_eq!(loopback.get("insecureTransportAcknowledged"), Some(&json!(false)));
     mcp.url = "http://u:p@localhost/mcp".to_owned();
-    assert_eq!(problems(mcp.record("new"))[0].0, FormField::McpUrl);
+    assert_eq!(problems(mcp.record("new", &[]))[0].0, FormField::McpUrl);
 }
 
 #[test]
@@ -140,7 +144,7 @@ fn every_problem_of_a_form_is_reported_at_once() {
         protocol_mode: "1999-01-01".to_owned(),
         ..McpForm::default()
     };
-    let fields: Vec<FormField> = problems(form.record("new")).into_iter().map(|(f, _)| f).collect();
+    let fields: Vec<FormField> = problems(form.record("new", &[])).into_iter().map(|(f, _)| f).collect();
     assert_eq!(
         fields,
         [
@@ -150,12 +154,12 @@ fn every_problem_of_a_form_is_reported_at_once() {
             FormField::McpHeaders
         ]
     );
-    assert_eq!(IntegrationForm::Mcp(form).problems().len(), 4);
+    assert_eq!(IntegrationForm::Mcp(form).problems(&[]).len(), 4);
 }
 
 #[test]
 fn a_valid_tool_form_saves_the_original_record_and_seals_trust_when_ticked() {
-    let record = tool().record("t-new").expect("valid");
+    let record = tool().record("t-new", &[]).expect("valid");
     assert_eq!(
         record.to_value(),
         json!({"id": "t-new", "name": "search_arxiv", "description": "Search papers.",
@@ -167,7 +171,7 @@ fn a_valid_tool_form_saves_the_original_record_and_seals_trust_when_ticked() {
     let mut trusted = tool();
     trusted.trusted = true;
     trusted.parameters = String::new();
-    let record = trusted.record("t1").expect("valid");
+    let record = trusted.record("t1", &[]).expect("valid");
     assert_eq!(
         record.get("parameters"),
         Some(&json!({"type": "object", "properties": {}}))
@@ -190,7 +194,7 @@ fn the_custom_fingerprint_matches_the_originals_vector() {
         trusted: true,
         ..ToolForm::default()
     };
-    let record = form.record("t1").expect("valid");
+    let record = form.record("t1", &[]).expect("valid");
     assert_eq!(record.text("trustedAutoRunFingerprint"), "custom-v1:137:1fmza7l");
 }
 
@@ -198,12 +202,12 @@ fn the_custom_fingerprint_matches_the_originals_vector() {
 fn a_valid_server_form_saves_the_original_record_and_its_fingerprint() {
     let mut form = server();
     form.trusted = true;
-    let record = form.record("s1").expect("valid");
+    let record = form.record("s1", &[]).expect("valid");
     assert_eq!(record.text("trustedAutoRunFingerprint"), "mcp-v1:95:1wkyosy");
     assert_eq!(record.get("protocolMode"), Some(&json!("auto")));
-    for (mode, _) in MCP_PROTOCOL_MODES {
-        form.protocol_mode = mode.to_owned();
-        assert!(form.record("s1").is_ok(), "{mode}");
+    for mode in McpProtocolMode::ALL {
+        form.protocol_mode = mode.as_str().to_owned();
+        assert!(form.record("s1", &[]).is_ok(), "{mode:?}");
     }
 }
 
@@ -290,4 +294,33 @@ fn a_worker_refusal_lands_beside_the_field_it_names() {
         ..refusal(json!(null))
     };
     assert_eq!(refused_field(RegistryKind::CustomTools, &plain), None);
+}
+
+#[test]
+fn the_save_time_rules_see_the_list_the_record_joins() {
+    let stored = IntegrationRecord::from_value(&json!({"id": "t1", "name": "Search_Arxiv",
+        "endpoint": "https://tools.example/run"}))
+    .expect("record");
+    let list = [stored.clone()];
+    let taken = problems(tool().record("t2", &list));
+    assert_eq!(taken.len(), 1);
+    assert_eq!(taken[0].0, FormField::ToolName);
+    let mut edit = ToolForm::for_record(Some(&stored));
+    edit.name = "search_arxiv".to_owned();
+    assert!(
+        edit.record("unused", &list).is_ok(),
+        "a record never collides with itself"
+    );
+    let mut reserved = tool();
+    reserved.name = "read_document".to_owned();
+    reserved.headers = "{".to_owned();
+    let fields: Vec<FormField> = problems(reserved.record("t3", &[]))
+        .into_iter()
+        .map(|(f, _)| f)
+        .collect();
+    assert_eq!(
+        fields,
+        [FormField::ToolHeaders, FormField::ToolName],
+        "rules run beside broken JSON"
+    );
 }

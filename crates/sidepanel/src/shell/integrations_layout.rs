@@ -6,7 +6,8 @@
 
 use super::form::{button, check_field, checked_field, json_input, section, text_input};
 use crate::dom::el;
-use crate::integration_forms::{FormField, MCP_PROTOCOL_MODES};
+use crate::integration_forms::{FormField, protocol_mode_label};
+use protocol::registry_records::McpProtocolMode;
 use web_sys::Element;
 
 /// A help paragraph with inline code: `parts` alternate between text and code.
@@ -127,9 +128,12 @@ pub(super) fn tools_pane() -> Element {
 /// Settings → MCP.
 pub(super) fn mcp_pane() -> Element {
     let [list, empty] = registry("mcp-registry", "MCP servers", "No MCP servers yet.");
-    let modes = MCP_PROTOCOL_MODES
-        .iter()
-        .map(|(value, label)| el("option").attr("value", value).text(label).build());
+    let modes = McpProtocolMode::ALL.iter().map(|mode| {
+        el("option")
+            .attr("value", mode.as_str())
+            .text(protocol_mode_label(*mode))
+            .build()
+    });
     let protocol = FormField::McpProtocol.element_id();
     let form = form_frame("mcp-form", "mcp-form-title", "Add MCP server")
         .child(text_field(FormField::McpName, "Name", "local"))

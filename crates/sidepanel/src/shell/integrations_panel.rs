@@ -275,7 +275,10 @@ fn read_mcp() -> McpForm {
 /// Shows, beside each edited field, its problem now (or the one the last
 /// save or probe found there, until that field is edited).
 fn show_problems(kind: RegistryKind) {
-    let now = read(kind).problems();
+    let current = app()
+        .map(|app| app.with_state(|state| state.records(kind).to_vec()))
+        .unwrap_or_default();
+    let now = read(kind).problems(&current);
     with_form(kind, |state| {
         for field in FormField::all(kind) {
             let shown = state.touched.contains(field).then(|| {

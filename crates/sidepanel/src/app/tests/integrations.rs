@@ -154,38 +154,86 @@ fn a_form_with_problems_is_not_sent_and_shows_them_beside_their_fields() {
 }
 
 #[test]
-fn a_refused_save_keeps_the_form_and_names_the_field() {
+fn the_save_time_rules_are_checked_in_the_panel_against_the_list() {
+    let mut rig = Rig::started(
+        FIXTURE_URL,
+        registry_worker(json!([stored_tool("t1", "Search")]), json!([])),
+    );
+    rig.run(|app| async move { app.load_integrations().await });
+    for (name, expected) in [
+        ("read_document", "built-in"),
+        ("search", "already taken"),
+        ("x", "2 to 41"),
+    ] {
+        rig.run(move |app| async move {
+            assert_eq!(
+                app.save_integration_form(IntegrationForm::Tool(tool_form(name))).await,
+                None
+            );
+        });
+        let problems = rig.shell().problems(RegistryKind::CustomTools);
+        assert_eq!(problems.len(), 1, "{name}: {problems:?}");
+        assert_eq!(problems[0].field, FormField::ToolName);
+        assert!(
+            problems[0].message.contains(expected),
+            "{name}: {}",
+            problems[0].message
+        );
+    }
+    assert_eq!(rig.shell().count(MessageType::SaveCustomTools), 0, "nothing was sent");
+}
+
+#[test]
+fn a_refused_save_keeps_the_form_and_puts_the_refusal_beside_its_field() {
     let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
         MessageType::SaveCustomTools => err_with(
-            "INVALID_CUSTOM_TOOLS",
-            "read_document is the name of a built-in tool.",
+            "DUPLICATE_TOOL_NAME",
+            "\"lookup\" is already taken by the custom tool \"Lookup\" (case does not count).",
             json!({"field": "name"}),
         ),
         other => registry_worker(json!([]), json!([]))(other, payload),
     });
     rig.run(|app| async move {
         assert_eq!(
-            app.save_integration_form(IntegrationForm::Tool(tool_form("read_document")))
+            app.save_integration_form(IntegrationForm::Tool(tool_form("lookup")))
                 .await,
             None
         );
     });
     let problems = rig.shell().problems(RegistryKind::CustomTools);
-    assert_eq!(
-        problems,
-        [FieldError {
-            field: FormField::ToolName,
-            message: "read_document is the name of a built-in tool.".to_owned()
-        }]
-    );
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].field, FormField::ToolName);
+    assert!(problems[0].message.contains("already taken"));
     assert!(!rig.shell().log.borrow().iter().any(|l| l.starts_with("close-form")));
+    let (status, is_error) = rig.shell().last_status().expect("status");
     assert!(
-        rig.shell()
-            .saw_status("The custom tool was not saved: read_document is the name of a built-in tool.")
+        is_error && status.starts_with("The custom tool was not saved: "),
+        "{status}"
     );
     assert!(
         rig.app.with_state(|s| s.records(RegistryKind::CustomTools).is_empty()),
         "nothing committed"
+    );
+}
+
+#[test]
+fn a_refusal_that_names_no_field_is_said_in_the_status_line() {
+    let mut rig = Rig::started(FIXTURE_URL, |ty, payload| match ty {
+        MessageType::SaveMcpServers => answered("save_mcp_servers_refused"),
+        other => registry_worker(json!([]), json!([]))(other, payload),
+    });
+    rig.run(|app| async move {
+        assert_eq!(
+            app.save_integration_form(IntegrationForm::Mcp(server_form("docs")))
+                .await,
+            None
+        );
+    });
+    assert!(rig.shell().problems(RegistryKind::McpServers).is_empty());
+    let (status, is_error) = rig.shell().last_status().expect("status");
+    assert!(
+        is_error && status.starts_with("The MCP server was not saved: The protocol mode"),
+        "{status}"
     );
 }
 
