@@ -2,7 +2,8 @@
 // keyboard only (CDP key events and text input, never element.click()):
 // adding, editing (Trusted unticks when a covered field changes), toggling
 // and deleting a custom tool and an MCP server; invalid JSON shown beside its
-// field with line and column and never sent; focus after every action; and
+// field with line and column and never sent; the save-time name rules as the
+// user types; focus after every action; and
 // axe-core 4 with no violations in both tabs and in each open form.
 //
 // What the panel stored is read back from the worker (LOAD_CUSTOM_TOOLS,
@@ -50,13 +51,15 @@ function visible(selector) {
   return !!element && !element.hidden && element.checkVisibility();
 }
 
-function fieldState(id) {
+/** A field's problem and its ARIA state once it shows one, else null (for waitFor). */
+function fieldProblem(id) {
   const control = document.getElementById(id);
   const error = document.getElementById(`${id}-error`);
+  if (!error || error.hidden || !error.textContent) return null;
   return {
     invalid: control.getAttribute('aria-invalid'),
     describedBy: control.getAttribute('aria-describedby'),
-    error: error && !error.hidden ? error.textContent : null,
+    error: error.textContent,
   };
 }
 
@@ -133,38 +136,8 @@ async function tabTo(panel, selector, { shift = false, max = 80 } = {}) {
 
 // ------------------------------------------------------------ suite
 
-// DEV-STUB-START (removed once the worker routes are merged)
-const STUB = process.env.TSA_TOOLS_STUB === '1';
-function installStub() {
-  const real = chrome.runtime.sendMessage.bind(chrome.runtime);
-  const lists = { tools: [], servers: [] };
-  window.__toolStub = lists;
-  const answer = (message, data) => ({ type: 'PROTOCOL_RESPONSE', requestId: message.requestId, payload: { ok: true, data } });
-  const apply = (list, mutation) => {
-    if (mutation.type === 'replace') return mutation.records;
-    if (mutation.type === 'remove') return list.filter(r => r.id !== mutation.id);
-    if (mutation.type === 'toggle') return list.map(r => r.id === mutation.id ? { ...r, enabled: r.enabled === false } : r);
-    const i = list.findIndex(r => r.id === mutation.record.id);
-    if (i < 0) return [...list, mutation.record];
-    const next = list.slice(); next[i] = { ...mutation.record }; return next;
-  };
-  chrome.runtime.sendMessage = async message => {
-    switch (message.type) {
-      case 'LOAD_CUSTOM_TOOLS': return answer(message, lists.tools);
-      case 'LOAD_MCP_SERVERS': return answer(message, lists.servers);
-      case 'SAVE_CUSTOM_TOOLS': lists.tools = apply(lists.tools, message.payload.mutation); window.__toolStub = lists; return answer(message, { ok: true, records: lists.tools });
-      case 'SAVE_MCP_SERVERS': lists.servers = apply(lists.servers, message.payload.mutation); return answer(message, { ok: true, records: lists.servers });
-      default: return real(message);
-    }
-  };
-  return true;
-}
-// DEV-STUB-END
-
 forEachBuild('panel tools and MCP', get => {
-  let currentPanel = null;
   async function stored(h, kind) {
-    if (STUB) return currentPanel.evaluate(k => window.__toolStub[k === 'tools' ? 'tools' : 'servers'], kind);
     return h.request(kind === 'tools' ? 'LOAD_CUSTOM_TOOLS' : 'LOAD_MCP_SERVERS', {});
   }
 
@@ -179,8 +152,6 @@ forEachBuild('panel tools and MCP', get => {
     await panel.waitForReady();
     await panel.session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
     await panel.evaluate(await axeSource());
-    currentPanel = panel;
-    if (STUB) await panel.evaluate(installStub);
     return { h, fixture, panel };
   }
 
@@ -246,14 +217,20 @@ forEachBuild('panel tools and MCP', get => {
     assert.equal(await panel.evaluate(() => document.getElementById('tf-enabled').checked), true);
     await assertAxeClean(panel, 'the empty tool form');
 
-    await type(panel, 'search_papers');
+    // The save-time rules run as the user types: a built-in's name is refused beside the field.
+    await type(panel, 'read_document');
+    const reserved = await panel.waitFor(fieldProblem, 'tf-name', { message: 'the reserved-name problem' });
+    assert.match(reserved.error ?? '', /built-in tool/);
+    await retype(panel, 'search_papers');
+    await panel.waitFor(id => document.getElementById(id).getAttribute('aria-invalid') === null, 'tf-name',
+      { message: 'the name problem cleared' });
     await press(panel, 'Tab');
     await type(panel, 'Searches the fixture library.');
     await press(panel, 'Tab');
     await type(panel, 'https://tools.fixture/run');
     await tabTo(panel, '#tf-headers');
     await type(panel, '{\n  "X-Key": "a"\n  "X-Other": "b"\n}');
-    const headers = await panel.waitFor(fieldState, 'tf-headers', { message: 'the headers problem' });
+    const headers = await panel.waitFor(fieldProblem, 'tf-headers', { message: 'the headers problem' });
     assert.equal(headers.invalid, 'true');
     assert.equal(headers.describedBy, 'tf-headers-error');
     assert.match(headers.error, /line 3, column 3/);
@@ -375,7 +352,7 @@ forEachBuild('panel tools and MCP', get => {
     await type(panel, 'lab');
     await press(panel, 'Tab');
     await type(panel, 'http://192.0.2.7:9000/mcp');
-    const url = await panel.waitFor(fieldState, 'mcp-url', { message: 'the URL problem' });
+    const url = await panel.waitFor(fieldProblem, 'mcp-url', { message: 'the URL problem' });
     assert.match(url.error, /http:\/\/192\.0\.2\.7:9000/);
     await tabTo(panel, '#mcp-probe');
     await press(panel, 'Enter');
@@ -391,7 +368,7 @@ forEachBuild('panel tools and MCP', get => {
     await retype(panel, 'http://localhost:7000/mcp');
     await tabTo(panel, '#mcp-headers');
     await type(panel, '{"Authorization": }');
-    const headers = await panel.waitFor(fieldState, 'mcp-headers', { message: 'the headers problem' });
+    const headers = await panel.waitFor(fieldProblem, 'mcp-headers', { message: 'the headers problem' });
     assert.match(headers.error, /line 1, column 19/);
     await tabTo(panel, '#mcp-save');
     await press(panel, 'Enter');
@@ -461,8 +438,7 @@ forEachBuild('panel tools and MCP', get => {
       parameters: { type: 'object', properties: {} }, enabled: true,
     });
     const three = [tool('t-a', 'alpha_tool'), tool('t-b', 'beta_tool'), tool('t-c', 'gamma_tool')];
-    if (STUB) await panel.evaluate(list => { window.__toolStub.tools = list; }, three);
-    else await h.request('SAVE_CUSTOM_TOOLS', { tools: three, mutation: { type: 'replace', records: three } });
+    await h.request('SAVE_CUSTOM_TOOLS', { tools: three, mutation: { type: 'replace', records: three } });
     await openTab(panel, 'tools', { reopen: true });
     await panel.waitFor(() => document.querySelectorAll('#tool-registry [data-record-id]').length === 3, undefined,
       { message: 'three rows' });
