@@ -2,16 +2,18 @@
 //!
 //! Architecture invariant: what the panel does is decided by plain Rust,
 //! tested natively. `app` holds every flow (tab gating, chats, settings,
-//! attachments, the send pipeline, run events, Stop, reconnect, document
-//! recovery) behind its `Shell` trait. The wasm-only modules build DOM
-//! through web-sys, bind `chrome.*` and implement the shell. The panel never
+//! Settings → Tools and MCP, attachments, the send pipeline, run events,
+//! Stop, reconnect, document recovery) behind its `Shell` trait. The
+//! wasm-only modules build DOM through web-sys, bind `chrome.*` and
+//! implement the shell. The panel never
 //! trusts a worker answer it did not ask for: responses must echo the
 //! request's id, and run events must carry the active run's id.
 //!
 //! A feature lives in up to three layers under one name: the plain decisions
-//! at the crate root (`settings`, `sessions`, `attachments`, `recovery`,
-//! `edit_review`, `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`,
-//! `history`, `worker_client`), its flow in `app/` (`app/settings.rs`,
+//! at the crate root (`settings`, `integrations`, `integration_forms`,
+//! `mcp_probe`, `sessions`, `attachments`, `recovery`, `edit_review`,
+//! `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`, `history`,
+//! `worker_client`), its flow in `app/` (`app/settings.rs`,
 //! `app/recovery.rs`, …) and its DOM in `shell/` or `chat/view/` (wasm
 //! only). "View" names only DOM code (`chat/view/`, `ChatView`,
 //! `ToastView`); a plain record is named for what it holds.
@@ -31,6 +33,9 @@ mod attachments;
 mod chat;
 mod edit_review;
 mod history;
+mod integration_forms;
+mod integrations;
+mod mcp_probe;
 mod recovery;
 mod run_ui;
 mod sessions;

@@ -94,15 +94,7 @@ impl ModelRecord {
 
     /// `host · modelId` for the registry row.
     pub(crate) fn summary(&self) -> String {
-        let url = self.api_base_url();
-        let host = url::Url::parse(&url)
-            .ok()
-            .and_then(|u| {
-                u.host_str()
-                    .map(|h| u.port().map_or_else(|| h.to_owned(), |p| format!("{h}:{p}")))
-            })
-            .unwrap_or(url);
-        format!("{host} · {}", self.model_id())
+        format!("{} · {}", url_host(&self.api_base_url()), self.model_id())
     }
 
     pub(crate) fn as_map(&self) -> &Map<String, Value> {
@@ -121,6 +113,18 @@ impl ModelRecord {
         }
         ModelRecord(map)
     }
+}
+
+/// `new URL(url).host` (host and explicit port) for a registry row, or the
+/// text itself when it is no URL: every registry row names its endpoint so.
+pub(crate) fn url_host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            u.host_str()
+                .map(|h| u.port().map_or_else(|| h.to_owned(), |p| format!("{h}:{p}")))
+        })
+        .unwrap_or_else(|| url.to_owned())
 }
 
 /// The panel's copy of the settings.

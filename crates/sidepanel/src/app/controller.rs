@@ -5,14 +5,16 @@
 //! the flows take the controller from this file, never from `app/mod.rs`.
 
 use super::shell::{ComposerState, SettingsTab, Shell};
+use super::turns::Turns;
 use crate::attachments::Attachments;
 use crate::history::History;
+use crate::integrations::IntegrationRecord;
 use crate::run_ui::RunUi;
 use crate::sessions::{SessionMeta, TitleGenerations};
 use crate::settings::Settings;
 use crate::transitions::Transitions;
 use crate::worker_client::WorkerError;
-use futures::future::{FutureExt, LocalBoxFuture, Shared};
+use futures::future::{FutureExt, LocalBoxFuture};
 use protocol::MessageType;
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -36,6 +38,14 @@ pub(crate) struct AppState {
     pub(super) titles: TitleGenerations,
     /// The Edits mode is being saved.
     pub(super) editor_mode_saving: bool,
+    /// Settings → Tools and Settings → MCP, as the worker last answered them.
+    pub(crate) custom_tools: Vec<IntegrationRecord>,
+    pub(crate) mcp_servers: Vec<IntegrationRecord>,
+    /// A "Probe tools" request is under way.
+    pub(super) probing: bool,
+    /// Changes whenever the MCP form opens or closes, so a probe that ends
+    /// later knows its form is gone.
+    pub(super) probe_epoch: u32,
 }
 
 /// The controller. Shared as `Rc<Controller<S>>`; flows are methods on
@@ -43,7 +53,11 @@ pub(crate) struct AppState {
 pub(crate) struct Controller<S: Shell> {
     pub(super) shell: S,
     pub(super) state: RefCell<AppState>,
-    pub(super) model_queue: RefCell<Option<Shared<LocalBoxFuture<'static, ()>>>>,
+    /// One change at a time to the model registry, and to each integration
+    /// registry.
+    pub(super) model_turns: Turns,
+    pub(super) tool_turns: Turns,
+    pub(super) server_turns: Turns,
 }
 
 pub(super) fn field_str<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
@@ -60,7 +74,9 @@ impl<S: Shell + 'static> Controller<S> {
         Rc::new(Controller {
             shell,
             state: RefCell::new(AppState::default()),
-            model_queue: RefCell::new(None),
+            model_turns: Turns::default(),
+            tool_turns: Turns::default(),
+            server_turns: Turns::default(),
         })
     }
 

@@ -7,8 +7,10 @@
 //! methods on the one controller: `tab_sync.rs` (following the active tab),
 //! `chats.rs` (opening, creating, renaming, deleting chats), `chat_names.rs`
 //! (automatic names), `settings.rs` (theme, General, models, the Edits
-//! mode), `attachments.rs` (the Context menu), `send.rs` (the send
-//! pipeline), `run_events.rs` (a run's events and its end), `stop.rs` (Stop,
+//! mode), `integrations.rs` (Settings → Tools and MCP: the two registries,
+//! their forms and the probe), `turns.rs` (one registry change at a time),
+//! `attachments.rs` (the Context menu), `send.rs` (the send pipeline),
+//! `run_events.rs` (a run's events and its end), `stop.rs` (Stop,
 //! and stopping before navigation), `reconnect.rs` (a run still going when
 //! the panel opens) and `recovery.rs` (Revert and snapshots).
 //!
@@ -22,6 +24,7 @@ mod attachments;
 mod chat_names;
 mod chats;
 mod controller;
+mod integrations;
 mod reconnect;
 mod recovery;
 mod run_events;
@@ -30,6 +33,7 @@ mod settings;
 mod shell;
 mod stop;
 mod tab_sync;
+mod turns;
 
 #[cfg(test)]
 mod tests;
@@ -40,4 +44,4 @@ mod tests;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub(crate) use controller::Controller;
 #[cfg(any(test, target_arch = "wasm32"))]
-pub(crate) use shell::{BrowserTab, Chat, ComposerState, Ports, SettingsTab, Ui};
+pub(crate) use shell::{BrowserTab, Chat, ComposerState, Integrations, Ports, SettingsTab, Ui};

@@ -6,8 +6,6 @@ use super::controller::Controller;
 use super::shell::Shell;
 use crate::edit_review;
 use crate::settings::{GENERAL_FIELDS, GeneralForm, ModelChange, ModelForm, Settings, model_record_from_form};
-use futures::FutureExt;
-use futures::channel::oneshot;
 use protocol::MessageType;
 use protocol::constants::EditorApprovalMode;
 use serde_json::json;
@@ -57,17 +55,7 @@ impl<S: Shell + 'static> Controller<S> {
     /// Runs one model change after every earlier one finished, against the
     /// settings as they are then; commits what the worker stored.
     async fn change_models(self: &Rc<Self>, change: ModelChange) -> Result<(), String> {
-        let (done, finished) = oneshot::channel::<()>();
-        let previous = self
-            .model_queue
-            .borrow_mut()
-            .replace(finished.map(|_| ()).boxed_local().shared());
-        if let Some(previous) = previous {
-            previous.await;
-        }
-        let result = self.change_models_now(change).await;
-        let _ = done.send(());
-        result
+        self.model_turns.take(self.change_models_now(change)).await
     }
 
     async fn change_models_now(self: &Rc<Self>, change: ModelChange) -> Result<(), String> {

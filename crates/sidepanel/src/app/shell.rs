@@ -1,11 +1,15 @@
 //! What the controller asks of the browser: the [`Shell`] trait and the
 //! records that cross it. [`Ports`] are worker requests, the active tab,
 //! ids, time, timers and thumbnails; [`Ui`] the header, settings, composer
-//! and toast; [`Chat`] the message list (built by the chat module). The wasm
+//! and toast; [`Chat`] the message list (built by the chat module);
+//! [`Integrations`] the Tools and MCP settings tabs. The wasm
 //! shell (`crate::shell`) implements them with `chrome.*` and the DOM; the
 //! tests implement them with fakes.
 
 use crate::attachments::Attachments;
+use crate::integration_forms::FieldError;
+use crate::integrations::{IntegrationRecord, RegistryKind};
+use crate::mcp_probe::ProbeStatus;
 use crate::sessions::SessionMeta;
 use crate::settings::Settings;
 use crate::tab_gate::ActiveTab;
@@ -67,6 +71,8 @@ pub(crate) trait Ports {
 pub(crate) enum SettingsTab {
     General,
     Models,
+    Tools,
+    Mcp,
 }
 
 /// The enabled state of the composer's controls.
@@ -136,7 +142,20 @@ pub(crate) trait Chat {
     fn scroll_to_bottom(&self);
 }
 
-/// Everything the controller needs from its environment.
-pub(crate) trait Shell: Ports + Ui + Chat {}
+/// Settings → Tools and Settings → MCP.
+pub(crate) trait Integrations {
+    /// A registry's rows, or why it could not be loaded.
+    fn show_registry(&self, kind: RegistryKind, records: Result<&[IntegrationRecord], &str>);
+    /// The open form's problems beside their fields, every field counted as
+    /// visited (a save was attempted); an empty list clears them.
+    fn show_form_problems(&self, kind: RegistryKind, problems: &[FieldError]);
+    /// Closes a form after its record was saved.
+    fn close_integration_form(&self, kind: RegistryKind);
+    /// The MCP form's probe result region (and the busy Probe button).
+    fn show_probe(&self, status: &ProbeStatus);
+}
 
-impl<T: Ports + Ui + Chat> Shell for T {}
+/// Everything the controller needs from its environment.
+pub(crate) trait Shell: Ports + Ui + Chat + Integrations {}
+
+impl<T: Ports + Ui + Chat + Integrations> Shell for T {}

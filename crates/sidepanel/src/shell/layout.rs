@@ -1,10 +1,13 @@
 //! The panel's static structure, built once under `#app`: banner, header
-//! with its menus, the toast, the settings panel (General and Models), the
-//! About dialog, the chat container and the composer. Element ids are the
-//! original's so habits, styles and tests keep working.
+//! with its menus, the toast, the settings panel (General, Models, and the
+//! Tools and MCP panes of `integrations_layout.rs`), the About dialog, the
+//! chat container and the composer. Element ids are the original's so
+//! habits, styles and tests keep working.
 
+use super::form::{button, check_field, field, section, text_input};
 use super::icons;
-use crate::dom::{El, el, icon};
+use super::integrations_layout;
+use crate::dom::{el, icon};
 use crate::settings::REASONING_EFFORTS;
 use crate::shortcut;
 use crate::tab_gate::TAB_GATE_TEXT;
@@ -38,44 +41,6 @@ pub(crate) const SUGGESTIONS: [(&str, &str, &str, &[&str]); 3] = [
         icons::EXPLAIN,
     ),
 ];
-
-fn button(class: &str) -> El {
-    el("button").attr("type", "button").class(class)
-}
-
-fn field(label: &str, control: Element) -> Element {
-    el("label")
-        .class("field")
-        .child(el("span").class("field-label").text(label))
-        .child(control)
-        .build()
-}
-
-fn check_field(id: &str, label: &str) -> Element {
-    el("label")
-        .class("check-field")
-        .child(el("input").id(id).attr("type", "checkbox"))
-        .child(el("span").text(label))
-        .build()
-}
-
-fn text_input(id: &str, kind: &str, placeholder: &str) -> Element {
-    el("input")
-        .id(id)
-        .attr("type", kind)
-        .attr("placeholder", placeholder)
-        .attr("autocomplete", "off")
-        .attr("spellcheck", "false")
-        .build()
-}
-
-fn section(label: &str, children: Vec<Element>) -> Element {
-    el("div")
-        .class("settings-section")
-        .child(el("div").class("settings-label").text(label))
-        .children(children)
-        .build()
-}
 
 fn header() -> Element {
     let about = button("app-mark")
@@ -380,7 +345,8 @@ fn settings_panel() -> Element {
                 .attr("role", "tab")
                 .attr("aria-selected", "false")
                 .text("Models"),
-        );
+        )
+        .children(integrations_layout::tab_buttons());
     el("div")
         .id("settings-panel")
         .class("settings-panel collapsed")
@@ -401,7 +367,9 @@ fn settings_panel() -> Element {
                 )
                 .child(tabs)
                 .child(general_pane())
-                .child(models_pane()),
+                .child(models_pane())
+                .child(integrations_layout::tools_pane())
+                .child(integrations_layout::mcp_pane()),
         )
         .build()
 }

@@ -8,16 +8,22 @@
 //! state across a call, so a handler that fires while another flow awaits
 //! sees consistent state. Children of this module take nothing from this
 //! file: what they share with it lives in a leaf (`handle.rs`, `icons.rs`,
-//! `edit_mode.rs`).
+//! `edit_mode.rs`, `form.rs`, `registry_row.rs`). Settings → Tools and MCP
+//! are `integrations_layout.rs` (their DOM) and `integrations_panel.rs`
+//! (their views, events and the `Integrations` side of the shell).
 
 mod chrome;
 mod composer;
 mod edit_mode;
+mod form;
 mod handle;
 mod header;
 mod icons;
+mod integrations_layout;
+mod integrations_panel;
 mod layout;
 mod recovery;
+mod registry_row;
 mod settings_panel;
 mod thumbnail;
 mod toast;
@@ -136,7 +142,7 @@ impl Ui for WasmShell {
 
     fn open_settings(&self, tab: SettingsTab) {
         settings_panel::show_tab(tab);
-        settings_panel::set_open(true);
+        open_settings_panel();
     }
 
     fn close_model_form(&self) {
@@ -397,9 +403,19 @@ fn wire_header() {
     });
 
     dom::on_id("settings-toggle", "click", |_| {
-        settings_panel::set_open(!settings_panel::is_open())
+        if settings_panel::is_open() {
+            settings_panel::set_open(false);
+        } else {
+            open_settings_panel();
+        }
     });
     dom::on_id("settings-close", "click", |_| settings_panel::set_open(false));
+}
+
+/// Opens Settings and loads the tool registries, which only Settings shows.
+fn open_settings_panel() {
+    settings_panel::set_open(true);
+    run(|app| async move { app.load_integrations().await });
 }
 
 fn begin_rename(item: &Element, session: SessionMeta) {
@@ -424,6 +440,8 @@ fn wire_settings() {
         let tab = match dom::closest_with(&event, "data-tab").map(|(_, t)| t).as_deref() {
             Some("general") => SettingsTab::General,
             Some("models") => SettingsTab::Models,
+            Some("tools") => SettingsTab::Tools,
+            Some("mcp") => SettingsTab::Mcp,
             _ => return,
         };
         settings_panel::show_tab(tab);
@@ -661,6 +679,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_settings();
     wire_composer();
     wire_edit_mode();
+    integrations_panel::wire();
     recovery::wire();
     wire_document();
     chrome::listen(|message| {

@@ -2,58 +2,27 @@
 //! model form. Reading a form returns the plain structs of
 //! [`crate::settings`], which decide everything else.
 
-use super::icons;
+use super::form::{checked, set_checked, set_value, value};
+use super::registry_row::{RegistryRow, badge, registry_row};
 use crate::app::SettingsTab;
-use crate::dom::{self, by_id, el, icon};
+use crate::dom::{self, by_id, el};
 use crate::settings::{GeneralForm, ModelForm, ModelRecord, Settings};
 use crate::shortcut;
 use web_sys::Element;
-
-fn input_value(id: &str) -> String {
-    dom::input(id).map(|i| i.value()).unwrap_or_default()
-}
-
-fn set_input(id: &str, value: &str) {
-    if let Some(input) = dom::input(id) {
-        input.set_value(value);
-    }
-}
-
-fn checked(id: &str) -> bool {
-    dom::input(id).is_some_and(|i| i.checked())
-}
-
-fn set_checked(id: &str, on: bool) {
-    if let Some(input) = dom::input(id) {
-        input.set_checked(on);
-    }
-}
-
-fn select_value(id: &str) -> String {
-    dom::select(id).map(|s| s.value()).unwrap_or_default()
-}
-
-fn set_select(id: &str, value: &str) {
-    if let Some(select) = dom::select(id) {
-        select.set_value(value);
-    }
-}
 
 /// Fills the General form. `with_text` is false while the user has unsaved
 /// edits there, so a model change elsewhere does not erase them.
 pub(crate) fn fill_general(settings: &Settings, with_text: bool) {
     if with_text {
-        if let Some(prompt) = dom::textarea("system-prompt") {
-            prompt.set_value(&settings.system_prompt);
-        }
-        set_input("history-cap", &settings.max_history_messages.to_string());
-        set_select("send-message-shortcut", settings.send_message_shortcut.as_str());
+        set_value("system-prompt", &settings.system_prompt);
+        set_value("history-cap", &settings.max_history_messages.to_string());
+        set_value("send-message-shortcut", settings.send_message_shortcut.as_str());
     }
     if let Some(select) = by_id("auto-name-model") {
         let chosen = if with_text {
             settings.auto_name_model().map(ModelRecord::id).unwrap_or_default()
         } else {
-            select_value("auto-name-model")
+            value("auto-name-model")
         };
         dom::clear(&select);
         let _ = select.append_child(&el("option").attr("value", "").text("Off (never rename chats)").build());
@@ -61,7 +30,7 @@ pub(crate) fn fill_general(settings: &Settings, with_text: bool) {
             let _ = select.append_child(&el("option").attr("value", &model.id()).text(&model.label()).build());
         }
         let known = settings.model(&chosen).is_some();
-        set_select("auto-name-model", if known { &chosen } else { "" });
+        set_value("auto-name-model", if known { &chosen } else { "" });
     }
     if let Some(hint) = by_id("send-shortcut-hint") {
         hint.set_text_content(Some(shortcut::label(settings.send_message_shortcut)));
@@ -70,15 +39,11 @@ pub(crate) fn fill_general(settings: &Settings, with_text: bool) {
 
 pub(crate) fn read_general() -> GeneralForm {
     GeneralForm {
-        system_prompt: dom::textarea("system-prompt").map(|t| t.value()).unwrap_or_default(),
-        history_cap: input_value("history-cap"),
-        auto_name_model_id: select_value("auto-name-model"),
-        send_message_shortcut: select_value("send-message-shortcut"),
+        system_prompt: value("system-prompt"),
+        history_cap: value("history-cap"),
+        auto_name_model_id: value("auto-name-model"),
+        send_message_shortcut: value("send-message-shortcut"),
     }
-}
-
-fn badge(class: &str, text: &str) -> Element {
-    el("span").class(class).text(text).build()
 }
 
 /// Rebuilds `#model-registry`.
@@ -97,44 +62,22 @@ pub(crate) fn render_registry(settings: &Settings) {
         return;
     }
     for model in &settings.models {
-        let mut badges = el("div").class("model-reg-badges");
+        let mut badges = Vec::new();
         if model.supports_vision() {
-            badges = badges.child(badge("badge ok", "vision"));
+            badges.push(badge("badge ok", "vision"));
         }
         if let Some(effort) = model.reasoning_effort() {
-            badges = badges.child(badge("badge accent", &effort));
+            badges.push(badge("badge accent", &effort));
         }
-        let row = el("div")
-            .class("model-reg-item")
-            .attr("role", "listitem")
-            .attr("data-model-id", &model.id())
-            .child(
-                el("div")
-                    .class("model-reg-info")
-                    .child(el("div").class("model-reg-name").text(&model.label()))
-                    .child(el("div").class("model-reg-url").text(&model.summary())),
-            )
-            .child(badges)
-            .child(
-                el("div")
-                    .class("model-reg-actions")
-                    .child(
-                        el("button")
-                            .attr("type", "button")
-                            .attr("data-action", "edit")
-                            .label("Edit model")
-                            .child(icon(13, icons::PENCIL)),
-                    )
-                    .child(
-                        el("button")
-                            .attr("type", "button")
-                            .class("delete-btn")
-                            .attr("data-action", "delete")
-                            .label("Delete model")
-                            .child(icon(13, icons::CLOSE)),
-                    ),
-            )
-            .build();
+        let row = registry_row(RegistryRow {
+            id_attribute: "data-model-id",
+            id: &model.id(),
+            title: &model.label(),
+            meta: &model.summary(),
+            badges,
+            edit_label: "Edit model",
+            delete_label: "Delete model",
+        });
         let _ = root.append_child(&row);
     }
 }
@@ -145,14 +88,14 @@ pub(crate) fn open_model_form(record: Option<&ModelRecord>) {
     if let Some(title) = by_id("model-form-title") {
         title.set_text_content(Some(if record.is_some() { "Edit model" } else { "Add model" }));
     }
-    set_input("model-form-id", &form.id);
-    set_input("mf-name", &form.name);
-    set_input("mf-base-url", &form.api_base_url);
+    set_value("model-form-id", &form.id);
+    set_value("mf-name", &form.name);
+    set_value("mf-base-url", &form.api_base_url);
     set_checked("mf-insecure", form.insecure_confirmed);
-    set_input("mf-api-key", &form.api_key);
-    set_input("mf-model-id", &form.model_id);
+    set_value("mf-api-key", &form.api_key);
+    set_value("mf-model-id", &form.model_id);
     set_checked("mf-vision", form.supports_vision);
-    set_select("mf-reasoning-effort", &form.reasoning_effort);
+    set_value("mf-reasoning-effort", &form.reasoning_effort);
     if let Some(element) = by_id("model-form") {
         dom::set_hidden(&element, false);
     }
@@ -175,14 +118,14 @@ pub(crate) fn close_model_form() {
 
 pub(crate) fn read_model_form() -> ModelForm {
     ModelForm {
-        id: input_value("model-form-id"),
-        name: input_value("mf-name"),
-        api_base_url: input_value("mf-base-url"),
+        id: value("model-form-id"),
+        name: value("mf-name"),
+        api_base_url: value("mf-base-url"),
         insecure_confirmed: checked("mf-insecure"),
-        api_key: input_value("mf-api-key"),
-        model_id: input_value("mf-model-id"),
+        api_key: value("mf-api-key"),
+        model_id: value("mf-model-id"),
         supports_vision: checked("mf-vision"),
-        reasoning_effort: select_value("mf-reasoning-effort"),
+        reasoning_effort: value("mf-reasoning-effort"),
     }
 }
 
@@ -235,6 +178,8 @@ pub(crate) fn show_tab(tab: SettingsTab) {
     let name = match tab {
         SettingsTab::General => "general",
         SettingsTab::Models => "models",
+        SettingsTab::Tools => "tools",
+        SettingsTab::Mcp => "mcp",
     };
     let Some(document) = dom::document() else {
         return;

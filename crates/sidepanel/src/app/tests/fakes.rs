@@ -7,8 +7,11 @@
 //! The test files import this module whole (`use super::fakes::*`), so it
 //! also hands on the names they use.
 
-pub(super) use crate::app::{BrowserTab, Chat, ComposerState, Controller, Ports, SettingsTab, Ui};
+pub(super) use crate::app::{BrowserTab, Chat, ComposerState, Controller, Integrations, Ports, SettingsTab, Ui};
 pub(super) use crate::attachments::{Attachments, ContextKind};
+pub(super) use crate::integration_forms::{FieldError, FormField, IntegrationForm, McpForm, ToolForm};
+pub(super) use crate::integrations::{IntegrationRecord, RegistryKind};
+pub(super) use crate::mcp_probe::ProbeStatus;
 pub(super) use crate::sessions::SessionMeta;
 pub(super) use crate::settings::{GeneralForm, ModelForm, Settings};
 pub(super) use crate::tab_gate::NO_PROJECT_TEXT;
@@ -52,6 +55,16 @@ pub(super) fn err(code: &str, message: &str) -> Answer {
     }))
 }
 
+/// A failure with `details`, as the worker answers refusals that name a
+/// field or explain a probe.
+pub(super) fn err_with(code: &str, message: &str, details: Value) -> Answer {
+    Answer::Now(Err(WorkerError {
+        code: recorded::real_code(code).to_owned(),
+        message: message.to_owned(),
+        details: Some(details),
+    }))
+}
+
 /// The worker's recorded answer to one case of the contract file.
 pub(super) fn answered(name: &str) -> Answer {
     let answer = recorded::answer(name);
@@ -64,6 +77,9 @@ pub(super) fn answered(name: &str) -> Answer {
         error["message"].as_str().unwrap_or_default(),
     )
 }
+
+/// What a registry shows: its ids, or why it could not load.
+pub(super) type Shown = Result<Vec<String>, String>;
 
 pub(super) type Responder = Box<dyn FnMut(MessageType, &Value) -> Answer>;
 pub(super) type Held = VecDeque<(MessageType, oneshot::Sender<Result<Value, WorkerError>>)>;
@@ -100,6 +116,11 @@ pub(super) struct FakeShell {
     pub(super) streamed: RefCell<String>,
     pub(super) tools: Cell<usize>,
     pub(super) rendered: RefCell<Vec<Vec<Value>>>,
+    // Integrations
+    /// What each registry shows: its ids, or why it could not load.
+    pub(super) registries: RefCell<Vec<(RegistryKind, Shown)>>,
+    pub(super) form_problems: RefCell<Vec<(RegistryKind, Vec<FieldError>)>>,
+    pub(super) probes: RefCell<Vec<ProbeStatus>>,
 }
 
 impl FakeShell {
@@ -125,6 +146,27 @@ impl FakeShell {
 
     pub(super) fn saw_status(&self, text: &str) -> bool {
         self.statuses.borrow().iter().any(|(t, _, _)| t == text)
+    }
+
+    /// What `kind`'s registry shows now.
+    pub(super) fn registry(&self, kind: RegistryKind) -> Option<Shown> {
+        self.registries
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, shown)| shown.clone())
+    }
+
+    /// The problems `kind`'s form shows now.
+    pub(super) fn problems(&self, kind: RegistryKind) -> Vec<FieldError> {
+        self.form_problems
+            .borrow()
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, problems)| problems.clone())
+            .unwrap_or_default()
     }
 
     pub(super) fn composer(&self) -> ComposerState {
@@ -257,6 +299,24 @@ impl Ui for FakeShell {
         self.input.borrow_mut().clear();
     }
     fn focus_input(&self) {}
+}
+
+impl Integrations for FakeShell {
+    fn show_registry(&self, kind: RegistryKind, records: Result<&[IntegrationRecord], &str>) {
+        let shown = records
+            .map(|records| records.iter().map(IntegrationRecord::id).collect())
+            .map_err(str::to_owned);
+        self.registries.borrow_mut().push((kind, shown));
+    }
+    fn show_form_problems(&self, kind: RegistryKind, problems: &[FieldError]) {
+        self.form_problems.borrow_mut().push((kind, problems.to_vec()));
+    }
+    fn close_integration_form(&self, kind: RegistryKind) {
+        self.log(format!("close-form:{kind:?}"));
+    }
+    fn show_probe(&self, status: &ProbeStatus) {
+        self.probes.borrow_mut().push(status.clone());
+    }
 }
 
 impl Chat for FakeShell {
@@ -401,6 +461,9 @@ impl Rig {
             streamed: RefCell::default(),
             tools: Cell::new(0),
             rendered: RefCell::default(),
+            registries: RefCell::default(),
+            form_problems: RefCell::default(),
+            probes: RefCell::default(),
         };
         Rig {
             pool,

@@ -7,6 +7,7 @@ mod recorded;
 mod attachments;
 mod chat_names;
 mod chats;
+mod integrations;
 mod reconnect;
 mod recovery;
 mod run_events;
