@@ -161,11 +161,11 @@ forEachBuild('panel shell', get => {
     assert.deepEqual(state, {
       collapsed: false,
       toggleExpanded: 'true',
-      tabs: [['general', false], ['models', true]],
+      tabs: [['general', false], ['models', true], ['tools', false], ['mcp', false]],
       modelsPane: true,
       generalPane: false,
       modelName: 'No model',
-    }, 'only General and Models exist; Models is open');
+    }, 'General, Models, Tools and MCP exist; Models is open');
     await panel.evaluate(click, '#model-current');
     assert.match(await panel.evaluate(text, '#model-list'), /Settings → Models/);
     await panel.evaluate(click, '#model-current');

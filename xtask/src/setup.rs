@@ -108,4 +108,3 @@ pub fn ensure_tool_servers() -> Result<()> {
     let script = root().join("tests").join("tool-servers").join("setup.mjs");
     process::run(Command::new("node").arg(script).current_dir(root()))
 }
-

@@ -148,9 +148,11 @@ fn refusal(errors: RecordErrors) -> RequestError {
     let Some(first) = errors.errors.into_iter().next() else {
         return RequestError::new(protocol::ErrorCode::InternalError, "The records were refused.");
     };
-    let error = RequestError::new(first.code.code(), first.message);
-    match first.details {
-        Some(details) => error.with_details(json!({ "origin": details.origin })),
-        None => error,
+    // The record and field let the panel show a refusal it could not
+    // foresee (another panel changed the list) beside the input it is about.
+    let mut details = json!({ "index": first.index, "field": first.field.as_str() });
+    if let Some(origin) = first.details {
+        details["origin"] = json!(origin.origin);
     }
+    RequestError::new(first.code.code(), first.message).with_details(details)
 }

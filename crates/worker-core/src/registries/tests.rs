@@ -20,6 +20,15 @@ fn comparable(answer: &Value) -> Value {
     let mut answer = answer.clone();
     if let Some(error) = answer.get_mut("error").and_then(Value::as_object_mut) {
         error.remove("message");
+        // The port adds where the problem is (`index`, `field`); the
+        // original's `details` (the origin to acknowledge) must still match.
+        if let Some(details) = error.get_mut("details").and_then(Value::as_object_mut) {
+            details.remove("index");
+            details.remove("field");
+            if details.is_empty() {
+                error.remove("details");
+            }
+        }
     }
     answer
 }
@@ -79,12 +88,15 @@ fn a_refusal_answers_the_origin_to_acknowledge_and_stores_nothing() {
     let tool = json!({"id": "t1", "name": "lookup", "endpoint": "http://192.168.1.5/call"});
     let answer = ask(&worker, "SAVE_CUSTOM_TOOLS", json!({"tools": [tool]}));
     assert_eq!(answer["error"]["code"], json!("INSECURE_CONFIRMATION_REQUIRED"));
-    assert_eq!(answer["error"]["details"], json!({"origin": "http://192.168.1.5"}));
+    assert_eq!(
+        answer["error"]["details"],
+        json!({"index": 0, "field": "endpoint", "origin": "http://192.168.1.5"})
+    );
     assert_eq!(worker.platform.browser.storage.value(storage_keys::CUSTOM_TOOLS), None);
     let server = json!({"id": "s1", "url": "https://mcp.example/", "headers": {"Accept": "x"}});
     let answer = ask(&worker, "SAVE_MCP_SERVERS", json!({"servers": [server]}));
     assert_eq!(answer["error"]["code"], json!("PROTECTED_HEADER"));
-    assert_eq!(answer["error"].get("details"), None);
+    assert_eq!(answer["error"]["details"], json!({"index": 0, "field": "headers"}));
     assert_eq!(data(&worker, "LOAD_MCP_SERVERS", json!({})), json!([]));
 }
 
