@@ -206,6 +206,8 @@ wire_codes! {
         InvalidToolCalls = "INVALID_TOOL_CALLS",
         /// `AI_TOOL_RESULT` is malformed.
         InvalidToolResult = "INVALID_TOOL_RESULT",
+        /// `AI_RUN_NOTICE` is malformed. New in the port, with the event.
+        InvalidRunNotice = "INVALID_RUN_NOTICE",
         /// A preflight event is malformed.
         InvalidPreflight = "INVALID_PREFLIGHT",
         /// A tool call id is blank or too long.
@@ -481,6 +483,13 @@ wire_codes! {
         McpNetworkError = "MCP_NETWORK_ERROR",
         /// A 2025 server issued an `Mcp-Session-Id` that is not short visible ASCII. New in the port.
         McpInvalidSessionId = "MCP_INVALID_SESSION_ID",
+        // Custom HTTP tools (the original's `agent.js executeCustomTool`; they reach the model in tool results).
+        /// A custom tool's answer passed 256 KiB.
+        CustomResponseTooLarge = "CUSTOM_RESPONSE_TOO_LARGE",
+        /// A custom tool's endpoint answered with a status outside 2xx.
+        CustomHttpError = "CUSTOM_HTTP_ERROR",
+        /// A custom tool call failed without a code of its own (unreachable endpoint, broken body).
+        CustomToolError = "CUSTOM_TOOL_ERROR",
         // Editor writes (the original's edit codes, which reach the model in tool results).
         /// The tool is not one of the five editor writes.
         UnsupportedEditTool = "UNSUPPORTED_EDIT_TOOL",

@@ -183,6 +183,14 @@ pub const EDITOR_WRITE_TOOLS: [&str; 5] = [
     "replace_selection",
 ];
 
+/// The first `declarativeNetRequest` session rule id of the block the
+/// worker owns for MCP servers' origins (it removes `Origin` from the
+/// extension's own requests to them). The block is
+/// [`crate::limits::MAX_MCP_ORIGIN_RULES`] ids long; every update removes
+/// the whole block and adds the current rules, so a rule of an origin that
+/// is no longer configured never outlives an update. New in the port.
+pub const MCP_ORIGIN_RULE_FIRST_ID: u32 = 1_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;

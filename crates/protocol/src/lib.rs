@@ -24,7 +24,7 @@
 //! | Editor reads | `GET_EDITOR_CONTEXT`, `GET_PREVIEW`, `GET_DIAGNOSTICS` | panel | worker (forwards to the page) |
 //! | Titles | `GENERATE_SESSION_TITLE` | panel | worker (provider) |
 //! | Run control | `AI_RUN_RESERVE`, `AI_STREAM_START`, `AI_STREAM_CANCEL`, `AI_RUN_STATUS`, `AI_TOOL_PREFLIGHT_RESOLVE`, `AI_TOOL_APPROVAL_RESOLVE` | panel | worker (run engine) |
-//! | Run events | `AI_STREAM_BATCH/DONE/CANCELLED/ERROR`, `AI_TOOL_CALLS`, `AI_TOOL_RESULT`, `AI_TOOL_PREFLIGHT_WAITING/READY`, `AI_TOOL_APPROVAL_REQUIRED` | worker (broadcast) | worker; panels accept only their active `runId` |
+//! | Run events | `AI_STREAM_BATCH/DONE/CANCELLED/ERROR`, `AI_TOOL_CALLS`, `AI_TOOL_RESULT`, `AI_TOOL_PREFLIGHT_WAITING/READY`, `AI_TOOL_APPROVAL_REQUIRED`, `AI_RUN_NOTICE` | worker (broadcast) | worker; panels accept only their active `runId` |
 //! | Tab state | `ACTIVE_TAB_CHANGED` | worker (broadcast) | worker |
 //! | Quick attach | `QUICK_ATTACH_SELECTION`, `QUICK_ATTACH_IMAGE_PREVIEW` | isolated script → worker (`{}`), worker → panels (with origin) | worker (queue); `QUICK_ATTACH_DRAIN` answered by the worker |
 //! | Page requests | `PAGE_GET_CONTEXT/PREVIEW/DIAGNOSTICS/PROBE`, `PAGE_CANCEL_REQUEST`, `PAGE_SHOW/CLEAR_EDIT_PREVIEW`, `PAGE_APPLY_EDIT` | worker → isolated → main world | main-world page script (answers with `PROTOCOL_RESPONSE`) |
@@ -34,7 +34,7 @@
 //! # Modules
 //!
 //! - [`MessageType`], [`messages`], [`payloads`], [`error`]: the message
-//!   types, the envelope, the 61 typed payloads and their error codes.
+//!   types, the envelope, the 62 typed payloads and their error codes.
 //! - [`limits`], [`constants`], [`page_bridge`]: every bound, mode, shortcut,
 //!   storage key and bridge constant; [`page_response`]: what the page may
 //!   answer to each page request.

@@ -44,6 +44,8 @@ pub const MCP_DISCOVERY_TIMEOUT_MS: u32 = 12_000;
 pub const CUSTOM_TOOL_TIMEOUT_MS: u32 = 30_000;
 /// Largest custom tool response body.
 pub const MAX_CUSTOM_TOOL_RESPONSE_BYTES: u32 = 262_144;
+/// Characters of a custom tool answer that is not JSON kept as `{raw}`.
+pub const MAX_CUSTOM_TOOL_RAW_CHARS: u32 = 64_000;
 /// Longest tool message content sent to the model.
 pub const MAX_TOOL_RESULT_MODEL_CHARS: u32 = 65_536;
 /// Largest MCP response (JSON or SSE).
@@ -205,6 +207,13 @@ pub const MAX_MCP_CACHED_SERVERS: u32 = 64;
 pub const MAX_MCP_DISCOVERY_ERRORS: u32 = 500;
 /// Longest `Mcp-Session-Id` a 2025 server may issue. New in the port.
 pub const MAX_MCP_SESSION_ID_CHARS: u32 = 1_024;
+/// Distinct MCP server origins the worker removes `Origin` for (one
+/// `declarativeNetRequest` session rule each); servers past it keep the
+/// browser's `Origin`. New in the port.
+pub const MAX_MCP_ORIGIN_RULES: u32 = 64;
+/// Notices one `AI_RUN_NOTICE` carries (one per MCP server at most). New in
+/// the port, with the event.
+pub const MAX_RUN_NOTICES: u32 = 16;
 
 // ----- Endpoint and header policy -----
 

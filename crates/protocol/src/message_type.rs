@@ -18,7 +18,7 @@ pub enum MessageKind {
 
 macro_rules! message_types {
     ($( $variant:ident = $wire:literal, $kind:ident, $run_scoped:literal; )*) => {
-        /// One of the 61 message types.
+        /// One of the 62 message types (the original's 61 and `AI_RUN_NOTICE`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum MessageType {
             $(
@@ -114,6 +114,8 @@ message_types! {
     AiToolPreflightResolve = "AI_TOOL_PREFLIGHT_RESOLVE", Request, true;
     AiToolApprovalRequired = "AI_TOOL_APPROVAL_REQUIRED", Event, true;
     AiToolApprovalResolve = "AI_TOOL_APPROVAL_RESOLVE", Request, true;
+    // New in the port: what a run left out (a failing MCP server) and why.
+    AiRunNotice = "AI_RUN_NOTICE", Event, true;
 
     ActiveTabChanged = "ACTIVE_TAB_CHANGED", Event, false;
     QuickAttachSelection = "QUICK_ATTACH_SELECTION", Request, false;
@@ -162,14 +164,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn registry_counts_match_the_original() {
+    fn registry_counts_match_the_original_and_the_one_event_the_port_adds() {
         let count = |kind| MessageType::ALL.iter().filter(|t| t.kind() == kind).count();
-        assert_eq!(MessageType::ALL.len(), 61);
+        assert_eq!(MessageType::ALL.len(), 62);
         assert_eq!(count(MessageKind::Request), 46);
-        assert_eq!(count(MessageKind::Event), 14);
+        assert_eq!(count(MessageKind::Event), 15);
         assert_eq!(count(MessageKind::Response), 1);
         let run_scoped = MessageType::ALL.iter().filter(|t| t.is_run_scoped()).count();
-        assert_eq!(run_scoped, 18);
+        assert_eq!(run_scoped, 19);
+        assert!(MessageType::AiRunNotice.is_run_scoped());
         let page = MessageType::ALL.iter().filter(|t| t.is_page_request()).count();
         assert_eq!(page, 8);
     }

@@ -1,6 +1,6 @@
 //! The message contract: what the original's `protocol` and `quick-attach`
 //! tests pin down, plus one accepted and one rejected payload for every one
-//! of the 61 message types.
+//! of the 62 message types.
 
 use protocol::messages::{Responder, UnwrapError, unwrap_response};
 use protocol::payloads::{ResponseError, SessionRef};
@@ -181,6 +181,12 @@ fn cases() -> Vec<(MessageType, Value, Value, ErrorCode)> {
         (T::AiToolPreflightResolve, json!({"callId": "c1", "action": "retry"}), json!({"callId": "c1", "action": "skip"}), E::InvalidPreflightAction),
         (T::AiToolApprovalRequired, approval.clone(), with(&approval, "previewNotice", json!("x".repeat(501))), E::InvalidApproval),
         (T::AiToolApprovalResolve, json!({"callId": "c", "action": "allow_run"}), json!({"callId": "c", "action": "anything"}), E::InvalidApprovalAction),
+        (
+            T::AiRunNotice,
+            json!({"notices": [{"code": "MCP_NETWORK_ERROR", "message": "The MCP server \"local\" was left out."}]}),
+            json!({"notices": []}),
+            E::InvalidRunNotice,
+        ),
         (T::ActiveTabChanged, json!({"onTypst": true, "url": "https://typst.app/project/x", "tabId": null}), json!({"onTypst": "yes", "url": "", "tabId": 1}), E::InvalidTabEvent),
         (T::QuickAttachSelection, json!({"tabId": 17, "windowId": 3, "eventId": "quick-1"}), json!({"tabId": 17, "windowId": -1}), E::InvalidQuickAttachSource),
         (T::QuickAttachImagePreview, json!({}), json!({"tabId": 17}), E::MissingPayloadField),
@@ -248,12 +254,12 @@ fn accepted_payloads_serialise_back_to_the_same_json() {
 #[test]
 fn registry_has_unique_values() {
     let wires: HashSet<&str> = MessageType::ALL.iter().map(|t| t.as_str()).collect();
-    assert_eq!(wires.len(), 61);
+    assert_eq!(wires.len(), 62);
     let events = MessageType::ALL
         .iter()
         .filter(|t| t.kind() == MessageKind::Event)
         .count();
-    assert_eq!(events, 14);
+    assert_eq!(events, 15);
 }
 
 #[test]

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "deed9cc997e4a5da") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "fc0f2fe74df03b91") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "deed9cc997e4a5da",
+    REVISION: "fc0f2fe74df03b91",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -96,6 +96,7 @@
       INVALID_RUN_ERROR: "INVALID_RUN_ERROR",
       INVALID_TOOL_CALLS: "INVALID_TOOL_CALLS",
       INVALID_TOOL_RESULT: "INVALID_TOOL_RESULT",
+      INVALID_RUN_NOTICE: "INVALID_RUN_NOTICE",
       INVALID_PREFLIGHT: "INVALID_PREFLIGHT",
       INVALID_CALL_ID: "INVALID_CALL_ID",
       INVALID_PREFLIGHT_ACTION: "INVALID_PREFLIGHT_ACTION",
@@ -230,6 +231,9 @@
       MCP_TOOL_ERROR: "MCP_TOOL_ERROR",
       MCP_NETWORK_ERROR: "MCP_NETWORK_ERROR",
       MCP_INVALID_SESSION_ID: "MCP_INVALID_SESSION_ID",
+      CUSTOM_RESPONSE_TOO_LARGE: "CUSTOM_RESPONSE_TOO_LARGE",
+      CUSTOM_HTTP_ERROR: "CUSTOM_HTTP_ERROR",
+      CUSTOM_TOOL_ERROR: "CUSTOM_TOOL_ERROR",
       UNSUPPORTED_EDIT_TOOL: "UNSUPPORTED_EDIT_TOOL",
       EDIT_CONTEXT_UNAVAILABLE: "EDIT_CONTEXT_UNAVAILABLE",
       EDIT_PREVIEW_TOO_LARGE: "EDIT_PREVIEW_TOO_LARGE",

@@ -89,6 +89,7 @@ payload_table! {
     AiToolPreflightResolve(PreflightResolve) = PreflightResolve::parse;
     AiToolApprovalRequired(ApprovalRequired) = ApprovalRequired::parse;
     AiToolApprovalResolve(ApprovalResolve) = ApprovalResolve::parse;
+    AiRunNotice(RunNotices) = RunNotices::parse;
     ActiveTabChanged(ActiveTabChanged) = ActiveTabChanged::parse;
     QuickAttachSelection(QuickAttach) = QuickAttach::parse;
     QuickAttachImagePreview(QuickAttach) = QuickAttach::parse;

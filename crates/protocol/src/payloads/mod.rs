@@ -1,4 +1,4 @@
-//! Typed payloads of the 61 message types, one file per message family.
+//! Typed payloads of the 62 message types, one file per message family.
 //!
 //! Each struct serialises (camelCase, absent optionals omitted) to exactly the
 //! JSON the original sent, and its parser sits next to it; those parsers are
@@ -26,7 +26,8 @@ pub use recovery::{EditCheckpointRevert, SnapshotRequest, SnapshotScope};
 pub use registries::{ProbeMcpServer, RegistryMutation, SaveCustomTools, SaveMcpServers};
 pub use response::{ResponseError, ResponsePayload};
 pub use runs::{
-    AiStreamStart, RunReserve, RunStatus, RunSummary, RunTerminal, StreamBatch, StreamChannel, StreamDone, StreamItem,
+    AiStreamStart, RunNotice, RunNotices, RunReserve, RunStatus, RunSummary, RunTerminal, StreamBatch, StreamChannel,
+    StreamDone, StreamItem,
 };
 pub use sessions::{GenerateSessionTitle, ProjectRef, SessionCreate, SessionImport, SessionRef, SessionUpdate};
 pub use settings::{SaveSettings, SaveTheme, SettingsField};

@@ -365,3 +365,56 @@ impl RunTerminal {
         Ok(RunTerminal { code, message: text })
     }
 }
+
+/// One thing the user should know about a run that does not stop it: an
+/// MCP server that could not be reached, tools it offered that were left
+/// out. `code` is the catalogue code of the cause.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunNotice {
+    /// The stable code of what happened (`MCP_NETWORK_ERROR`, `TIMEOUT`, …).
+    pub code: String,
+    /// The sentence the panel shows, naming the server.
+    pub message: String,
+}
+
+/// `AI_RUN_NOTICE`: what the run left out and why, sent once when the run
+/// has built its tools and before the model is asked. New in the port: the
+/// original dropped a failing MCP server silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunNotices {
+    /// One to [`limits::MAX_RUN_NOTICES`] notices, in the order of the
+    /// configured servers.
+    pub notices: Vec<RunNotice>,
+}
+
+impl RunNotices {
+    pub(crate) fn parse(p: &Map<String, Value>) -> Result<RunNotices, ProtocolError> {
+        let f = exact(p, &["notices"], &["notices"])?;
+        let message = "Run notices are invalid";
+        let raw = f
+            .raw("notices")
+            .and_then(Value::as_array)
+            .filter(|items| !items.is_empty() && items.len() <= to_usize(limits::MAX_RUN_NOTICES))
+            .ok_or_else(|| fail(ErrorCode::InvalidRunNotice, f.at("notices"), message))?;
+        let mut notices = Vec::with_capacity(raw.len());
+        for (index, item) in raw.iter().enumerate() {
+            let parsed = item.as_object().and_then(|m| {
+                if m.keys().any(|k| !matches!(k.as_str(), "code" | "message")) {
+                    return None;
+                }
+                Some(RunNotice {
+                    code: wire::bounded_non_blank(m.get("code"), to_usize(limits::MAX_ERROR_CODE_CHARS))?,
+                    message: wire::bounded_non_blank(m.get("message"), to_usize(limits::MAX_NOTICE_CHARS))?,
+                })
+            });
+            notices.push(parsed.ok_or_else(|| {
+                fail(
+                    ErrorCode::InvalidRunNotice,
+                    format!("$.payload.notices[{index}]"),
+                    message,
+                )
+            })?);
+        }
+        Ok(RunNotices { notices })
+    }
+}
