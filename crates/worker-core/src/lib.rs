@@ -2,7 +2,7 @@
 //!
 //! Architecture invariant: the logic here is plain Rust behind small traits
 //! ([`Storage`], [`Tabs`], [`Scripting`], [`Messenger`], [`Clock`], [`Pages`],
-//! [`Network`], bundled as [`Platform`]) and is tested natively with `cargo
+//! [`Network`], [`NetRules`], bundled as [`Platform`]) and is tested natively with `cargo
 //! test`. Only the `wasm` module touches `chrome.*`, and it stays a thin
 //! adapter: it converts values at the boundary and calls into the core. The
 //! JavaScript shim (`src/background/service-worker.js`) registers the
@@ -27,13 +27,8 @@ mod cancel;
 mod context;
 mod edits;
 mod envelope;
+mod integrations;
 mod journals;
-// Wired into runs and `PROBE_MCP_SERVER` by the next step; until then only
-// its tests reach it.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, unused_imports, reason = "the client is not wired into runs yet")
-)]
 mod mcp;
 mod page_client;
 mod platform;
@@ -63,8 +58,8 @@ mod wasm;
 
 pub use cancel::{CallbackGuard, Cancellation, Cancelled};
 pub use platform::{
-    Clock, HttpRequest, HttpResponse, Messenger, Network, NetworkError, Pages, Platform, PlatformError, Registration,
-    ResponseBody, Scripting, Storage, Tab, Tabs, World,
+    Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError, Pages, Platform, PlatformError,
+    Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 pub use tabs::{on_activated, on_history_state_updated, on_updated};
 pub use worker::Worker;

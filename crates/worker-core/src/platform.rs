@@ -124,7 +124,8 @@ pub trait Pages {
     async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError>;
 }
 
-/// One HTTP request the worker makes (model endpoints).
+/// One HTTP request the worker makes (model endpoints, custom tools, MCP
+/// servers).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpRequest {
     /// The absolute URL, already checked by the endpoint policy.
@@ -186,6 +187,18 @@ pub trait Network {
     ) -> Result<HttpResponse<Self::Body>, NetworkError>;
 }
 
+/// `chrome.declarativeNetRequest` session rules of this extension. Chrome
+/// keeps them while the browser runs (across worker restarts) and drops
+/// them when it closes, so the worker sets them again at every start.
+pub trait NetRules {
+    /// This extension's id (`chrome.runtime.id`): a rule names it in
+    /// `initiatorDomains`, so it matches only requests the extension sends.
+    fn extension_id(&self) -> String;
+    /// Removes the rules with `remove_ids` (an id without a rule is no
+    /// error) and adds `add` (rule objects), in one update.
+    async fn update_session_rules(&self, remove_ids: &[u32], add: &[Value]) -> Result<(), PlatformError>;
+}
+
 /// Everything the worker reaches outside itself, bundled so the core is
 /// generic over one type: Chrome in the extension, fakes in tests.
 pub trait Platform {
@@ -203,6 +216,8 @@ pub trait Platform {
     type Pages: Pages;
     /// `fetch`.
     type Network: Network;
+    /// Session rules of `chrome.declarativeNetRequest`.
+    type NetRules: NetRules;
 
     /// The storage.
     fn storage(&self) -> &Self::Storage;
@@ -218,4 +233,6 @@ pub trait Platform {
     fn pages(&self) -> &Self::Pages;
     /// HTTP requests.
     fn network(&self) -> &Self::Network;
+    /// Request-modifying session rules.
+    fn net_rules(&self) -> &Self::NetRules;
 }

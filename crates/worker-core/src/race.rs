@@ -1,4 +1,5 @@
-//! Waiting for whichever of two futures finishes first.
+//! Waiting for whichever of two futures finishes first ([`first_of`]), and
+//! for every one of several ([`all_of`]).
 //!
 //! The provider races a body read against the batch timer and a request
 //! against its timeout; the page client and the run's end bound a best-effort
@@ -8,7 +9,7 @@
 //! lose the chunk it was about to deliver.
 
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::Poll;
 
 /// Which side of [`first_of`] finished.
@@ -34,10 +35,47 @@ pub(crate) async fn first_of<A: Future, B: Future>(left: A, right: B) -> Either<
     .await
 }
 
+/// Polls every future until all are ready (a run discovers its MCP servers
+/// side by side, so the slowest one, not their sum, bounds the wait); the
+/// outputs come back in the order of `futures`.
+pub(crate) async fn all_of<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut waiting = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_some() {
+                continue;
+            }
+            match future.as_mut().poll(cx) {
+                Poll::Ready(value) => *output = Some(value),
+                Poll::Pending => waiting = true,
+            }
+        }
+        if waiting { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use futures::FutureExt;
+
+    #[test]
+    fn all_of_waits_for_every_future_and_keeps_their_order() {
+        assert_eq!(
+            all_of(vec![async { 1 }.boxed_local(), async { 2 }.boxed_local()]).now_or_never(),
+            Some(vec![1, 2])
+        );
+        assert_eq!(
+            all_of(Vec::<std::future::Ready<u8>>::new()).now_or_never(),
+            Some(vec![])
+        );
+        let one_pending = vec![async { 1 }.boxed_local(), std::future::pending::<u8>().boxed_local()];
+        assert_eq!(all_of(one_pending).now_or_never(), None);
+    }
 
     #[test]
     fn the_left_side_wins_a_tie_and_a_pending_side_loses() {

@@ -9,14 +9,16 @@
 //! mutation is applied to the stored list, never to the panel's copy, so two
 //! panels saving at once keep each other's changes. Every write of either
 //! list goes through [`save`]: what must follow a change of the servers
-//! (the MCP discovery cache) hooks in there. A refused save changes nothing
+//! hooks in there (the MCP client forgets what it knew of them, and their
+//! `Origin` rules are rebuilt, once the queue is free). A refused save changes nothing
 //! and answers the first problem's code, with `details.origin` when a
 //! cleartext origin needs the user's acknowledgement; a refused write
 //! answers `STORAGE_QUOTA_EXCEEDED` or `STORAGE_WRITE_FAILED` and leaves
 //! the stored list as it was.
 
 use crate::envelope::RequestError;
-use crate::platform::Storage;
+use crate::integrations::Integrations;
+use crate::platform::{Platform, Storage};
 use crate::storage::{MutationQueue, StorageError};
 use protocol::Payload;
 use protocol::constants::storage_keys;
@@ -74,35 +76,56 @@ impl Registry {
 }
 
 /// Answers one registry request.
-pub(crate) async fn route(
-    storage: &impl Storage,
+pub(crate) async fn route<P: Platform>(
+    platform: &P,
     queue: &MutationQueue,
+    integrations: &Integrations,
     payload: Payload,
 ) -> Result<Value, RequestError> {
+    let storage = platform.storage();
     match payload {
         Payload::LoadCustomTools(_) => load(storage, Registry::CustomTools).await,
         Payload::LoadMcpServers(_) => load(storage, Registry::McpServers).await,
         Payload::SaveCustomTools(request) => {
-            save(
+            let saved = save(
                 storage,
                 queue,
                 Registry::CustomTools,
                 &request.tools,
                 request.mutation.as_ref(),
             )
-            .await
+            .await?;
+            Ok(saved.answer())
         }
         Payload::SaveMcpServers(request) => {
-            save(
+            let saved = save(
                 storage,
                 queue,
                 Registry::McpServers,
                 &request.servers,
                 request.mutation.as_ref(),
             )
-            .await
+            .await?;
+            integrations
+                .servers_saved(platform, &saved.before, &saved.records)
+                .await;
+            Ok(saved.answer())
         }
         other => Err(RequestError::unrouted(other.message_type())),
+    }
+}
+
+/// A save that was written: the list before it and the list as stored.
+#[derive(Debug, PartialEq)]
+struct Saved {
+    before: Vec<Value>,
+    records: Vec<Value>,
+}
+
+impl Saved {
+    /// `{ok: true, records}`.
+    fn answer(self) -> Value {
+        json!({ "ok": true, "records": self.records })
     }
 }
 
@@ -119,28 +142,34 @@ async fn load(storage: &impl Storage, registry: Registry) -> Result<Value, Reque
     Ok(Value::Array(stored(storage, registry).await?))
 }
 
-/// `SAVE_CUSTOM_TOOLS` / `SAVE_MCP_SERVERS`: `{ok: true, records}` with the
-/// list as stored. With a mutation the stored list changes, else the sent
-/// list replaces it.
+/// `SAVE_CUSTOM_TOOLS` / `SAVE_MCP_SERVERS`: the list as stored. With a
+/// mutation the stored list changes, else the sent list replaces it. The
+/// queue is held from the read to the write, and free again on return.
 async fn save(
     storage: &impl Storage,
     queue: &MutationQueue,
     registry: Registry,
     sent: &[Value],
     mutation: Option<&RegistryMutation>,
-) -> Result<Value, RequestError> {
+) -> Result<Saved, RequestError> {
     let _guard = queue.lock().await;
-    let candidate = match mutation {
-        Some(mutation) => apply_record_mutation(&stored(storage, registry).await?, mutation)
-            .map_err(|error| RequestError::new(error.code(), error.message()))?,
-        None => sent.to_vec(),
+    let (before, candidate) = match mutation {
+        Some(mutation) => {
+            let before = stored(storage, registry).await?;
+            let changed = apply_record_mutation(&before, mutation)
+                .map_err(|error| RequestError::new(error.code(), error.message()))?;
+            (before, changed)
+        }
+        // A replacement does not depend on the stored list; it is read only
+        // for what follows the save, so a failed read does not refuse it.
+        None => (stored(storage, registry).await.unwrap_or_default(), sent.to_vec()),
     };
-    let records = Value::Array(registry.validate(&candidate).map_err(refusal)?);
+    let records = registry.validate(&candidate).map_err(refusal)?;
     storage
-        .set(registry.key(), records.clone())
+        .set(registry.key(), Value::Array(records.clone()))
         .await
         .map_err(|error| StorageError::write(&error))?;
-    Ok(json!({ "ok": true, "records": records }))
+    Ok(Saved { before, records })
 }
 
 /// The answer to a refused list: its first problem, as the original answered.

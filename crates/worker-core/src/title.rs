@@ -531,7 +531,7 @@ mod tests {
                 &[r#"{"choices":[{"message":{"content":"Named"}}]}"#],
             ))
         });
-        let worker = crate::worker::Worker::new(platform);
+        let worker = crate::worker::Worker::new(platform, crate::fakes::VERSION);
         let code = |payload: Value| crate::fakes::code(&worker, "GENERATE_SESSION_TITLE", payload);
         let ok = crate::fakes::data(
             &worker,

@@ -3,8 +3,8 @@
 
 use crate::cancel::{CallbackGuard, Cancellation, Cancelled};
 use crate::platform::{
-    Clock, HttpRequest, HttpResponse, Messenger, Network, NetworkError, Pages, Platform, PlatformError, Registration,
-    ResponseBody, Scripting, Storage, Tab, Tabs, World,
+    Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError, Pages, Platform, PlatformError,
+    Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 use crate::tabs;
 use crate::worker::Worker;
@@ -67,6 +67,14 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = crypto, js_name = randomUUID)]
     fn random_uuid() -> String;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = getManifest)]
+    fn runtime_manifest() -> JsValue;
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["chrome", "runtime"], js_name = id)]
+    static RUNTIME_ID: JsValue;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "declarativeNetRequest"], js_name = updateSessionRules, catch)]
+    async fn dnr_update_session_rules(options: JsValue) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(js_namespace = console, js_name = warn)]
     fn console_warn(message: &str);
@@ -449,6 +457,34 @@ impl Network for BrowserNetwork {
     }
 }
 
+/// `chrome.declarativeNetRequest` session rules. A refused update is
+/// logged here (the core only keeps it for the probe's hint).
+struct ChromeNetRules;
+
+impl NetRules for ChromeNetRules {
+    fn extension_id(&self) -> String {
+        RUNTIME_ID.with(|id| id.as_string()).unwrap_or_default()
+    }
+
+    async fn update_session_rules(&self, remove_ids: &[u32], add: &[Value]) -> Result<(), PlatformError> {
+        let options = to_js(&json!({ "removeRuleIds": remove_ids, "addRules": add }))?;
+        let outcome = dnr_update_session_rules(options).await.map(|_| ()).map_err(js_error);
+        if let Err(error) = &outcome {
+            console_warn(&format!("Typst Side Agent: the MCP Origin rules were not set: {error}"));
+        }
+        outcome
+    }
+}
+
+/// The extension's version as its manifest says (`clientInfo.version` of
+/// the MCP client).
+fn manifest_version() -> String {
+    js_sys::Reflect::get(&runtime_manifest(), &JsValue::from_str("version"))
+        .ok()
+        .and_then(|version| version.as_string())
+        .unwrap_or_default()
+}
+
 /// The extension's platform: every adapter above.
 struct ChromePlatform;
 
@@ -460,6 +496,7 @@ impl Platform for ChromePlatform {
     type Clock = BrowserClock;
     type Pages = ChromePages;
     type Network = BrowserNetwork;
+    type NetRules = ChromeNetRules;
 
     fn storage(&self) -> &ChromeStorage {
         &ChromeStorage
@@ -482,11 +519,14 @@ impl Platform for ChromePlatform {
     fn network(&self) -> &BrowserNetwork {
         &BrowserNetwork
     }
+    fn net_rules(&self) -> &ChromeNetRules {
+        &ChromeNetRules
+    }
 }
 
 thread_local! {
     /// The one worker of this instance; run state lives as long as it does.
-    static WORKER: Rc<Worker<ChromePlatform>> = Rc::new(Worker::new(ChromePlatform));
+    static WORKER: Rc<Worker<ChromePlatform>> = Rc::new(Worker::new(ChromePlatform, &manifest_version()));
 }
 
 fn worker() -> Rc<Worker<ChromePlatform>> {

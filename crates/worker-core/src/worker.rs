@@ -8,6 +8,7 @@
 
 use crate::agent;
 use crate::envelope::{self, Request, RequestError};
+use crate::integrations::{self, Integrations};
 use crate::platform::Platform;
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
@@ -30,17 +31,21 @@ pub struct Worker<P: Platform> {
     pub(crate) runs: Runs,
     /// Tabs on which a revert or snapshot restore/delete is running.
     pub(crate) recovery: RecoveryTabs,
+    /// The MCP client and the `Origin` rules of the MCP servers.
+    pub(crate) integrations: Integrations,
 }
 
 impl<P: Platform> Worker<P> {
     /// A fresh worker instance on `platform` (Chrome starts one whenever it
-    /// wakes the service worker).
-    pub fn new(platform: P) -> Self {
+    /// wakes the service worker); `version` is the extension's manifest
+    /// version, which the MCP client names to servers.
+    pub fn new(platform: P, version: &str) -> Self {
         Worker {
             platform,
             store: SessionStore::new(),
             runs: Runs::new(),
             recovery: RecoveryTabs::new(),
+            integrations: Integrations::new(version),
         }
     }
 
@@ -77,7 +82,8 @@ impl<P: Platform> Worker<P> {
             | Payload::AiRunStatus(_)
             | Payload::AiToolPreflightResolve(_)
             | Payload::AiToolApprovalResolve(_)) => {
-                agent::route(p, &self.runs, &self.store, &self.recovery, run_id, payload).await
+                let (runs, store, recovery) = (&self.runs, &self.store, &self.recovery);
+                agent::route(p, runs, store, recovery, &self.integrations, run_id, payload).await
             }
             payload @ (Payload::EditCheckpointRevert(_)
             | Payload::DocumentSnapshotList(_)
@@ -99,7 +105,8 @@ impl<P: Platform> Worker<P> {
             payload @ (Payload::LoadCustomTools(_)
             | Payload::SaveCustomTools(_)
             | Payload::LoadMcpServers(_)
-            | Payload::SaveMcpServers(_)) => registries::route(p.storage(), &self.store.queue, payload).await,
+            | Payload::SaveMcpServers(_)) => registries::route(p, &self.store.queue, &self.integrations, payload).await,
+            Payload::ProbeMcpServer(probe) => integrations::probe_route(p, &self.integrations, probe).await,
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }
@@ -109,10 +116,16 @@ impl<P: Platform> Worker<P> {
         Sessions::new(self.platform.storage(), self.platform.clock(), &self.store)
     }
 
-    /// The start-up repair sequence; returns what went wrong, step by step.
+    /// The start-up repair sequence, then the MCP servers' `Origin` rules
+    /// (the browser drops them when it closes); returns what went wrong,
+    /// step by step.
     pub async fn bootstrap(&self) -> Vec<String> {
         let p = &self.platform;
-        bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await
+        let mut problems = bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await;
+        if let Err(problem) = self.integrations.origin_rules.sync(p).await {
+            problems.push(problem);
+        }
+        problems
     }
 }
 
@@ -123,7 +136,7 @@ mod tests {
     use serde_json::json;
 
     fn worker() -> Worker<FakePlatform> {
-        Worker::new(FakePlatform::default())
+        Worker::new(FakePlatform::default(), crate::fakes::VERSION)
     }
 
     #[test]

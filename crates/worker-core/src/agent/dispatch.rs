@@ -11,15 +11,20 @@
 //!
 //! Editor writes are registered and validated like every tool, then leave
 //! this pipeline for their own (`edits::apply`: file guard, one
-//! editor snapshot, diff review, checkpoint, guarded apply).
+//! editor snapshot, diff review, checkpoint, guarded apply). Custom tools
+//! and MCP servers' tools go through the same steps (they need no tab and
+//! no page capability) and then send their arguments out; whatever fails
+//! there is the model's tool result, never the run's failure.
 
-use crate::cancel::Cancelled;
+use crate::cancel::{Cancellation, Cancelled};
 use crate::edits::run_editor_write;
+use crate::integrations::call_custom_tool;
+use crate::mcp::{DiscoveredTool, McpClient, McpEndpoint};
 use crate::platform::Platform;
 use crate::runs::{CallInfo, RunContext, ToolOutput, tool_failure};
-use crate::tools::{Effect, ToolRegistry, authorize, capabilities, check_tab, run_read_tool};
+use crate::tools::{Effect, Target, ToolRegistry, authorize, capabilities, check_tab, run_read_tool};
 use protocol::ErrorCode;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The call as the provider sent it.
 #[derive(Debug, Clone, Copy)]
@@ -78,7 +83,16 @@ pub(crate) async fn dispatch<P: Platform>(
     if let Err(denied) = authorize(run, route, call.info(), &args, None).await? {
         return Ok(denied);
     }
-    let result = run_read_tool(run, call.info(), &args).await?;
+    let platform = run.platform;
+    let result = match &route.target {
+        Target::Builtin => run_read_tool(run, call.info(), &args).await?,
+        Target::Custom(tool) => {
+            call_custom_tool(platform.network(), platform.clock(), tool, &args, &run.cancel).await?
+        }
+        Target::Mcp(target) => {
+            call_mcp_tool(platform, run.mcp, &target.endpoint, &target.tool, &args, &run.cancel).await?
+        }
+    };
     // A tab that navigated while the tool waited may have answered for
     // another page: such a result is dropped, never shown to the model.
     if route.uses_tab
@@ -87,6 +101,31 @@ pub(crate) async fn dispatch<P: Platform>(
         return Ok(stale);
     }
     Ok(result)
+}
+
+/// One `tools/call`: `{ok:true, content}` with the rendered result, or
+/// `{ok:false, code, error}` (`MCP_TOOL_ERROR` for a result with `isError`).
+async fn call_mcp_tool<P: Platform>(
+    platform: &P,
+    client: &McpClient,
+    endpoint: &McpEndpoint,
+    tool: &DiscoveredTool,
+    args: &Map<String, Value>,
+    cancel: &Cancellation,
+) -> Result<ToolOutput, Cancelled> {
+    let called = client
+        .call(platform.network(), platform.clock(), endpoint, tool, args, cancel)
+        .await;
+    match called {
+        Ok(result) => {
+            let mut output = Map::new();
+            output.insert("ok".to_owned(), Value::Bool(true));
+            output.insert("content".to_owned(), Value::String(result.content));
+            Ok(output)
+        }
+        Err(error) if error.code == ErrorCode::Cancelled => Err(Cancelled),
+        Err(error) => Ok(tool_failure(error.code, error.message)),
+    }
 }
 
 /// `{ok:false, code, path, error}` from the first validation problem.

@@ -15,6 +15,13 @@
 //! `AI_STREAM_ERROR`), and the run's chat, waiters and cancellation are
 //! released even if the future is dropped.
 //!
+//! Before the first round the run gathers what it offers beyond the
+//! built-ins: the enabled custom tools and the tools of every enabled MCP
+//! server, discovered side by side. A server that fails (or tools of it that
+//! cannot be offered) only costs its tools: the run says so in one
+//! `AI_RUN_NOTICE` and goes on. A custom tool that cannot be offered fails
+//! the run (`TOOL_REGISTRY_INVALID`), as in the original.
+//!
 //! The chat's automatic document snapshot follows the run: it is dropped at
 //! the start and after a stopped or failed run when the live document no
 //! longer matches it, and only a complete run stores a new one (its outcome,
@@ -24,6 +31,7 @@ use crate::agent::dispatch::{Call, dispatch};
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
 use crate::context::{self, ConversationInput};
+use crate::integrations::{GatherError, Integrations, gather, run_notices, server_notice};
 use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
@@ -34,13 +42,15 @@ use crate::runs::{
 use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
 use crate::storage::StorageError;
-use crate::tools::{RegistryError, ToolRegistry, execution_order, page_context};
+use crate::tools::{RegistryError, RunRegistry, ToolRegistry, execution_order, page_context};
 use protocol::ErrorCode;
 use protocol::active_file::ActiveEditorFile;
 use protocol::answer::ResponseStatus;
 use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
 use protocol::limits::MAX_TOOL_ROUNDS;
-use protocol::payloads::{AiStreamStart, RunTerminal, StreamBatch, StreamItem, ToolCallInfo, ToolCalls, ToolResult};
+use protocol::payloads::{
+    AiStreamStart, RunNotices, RunTerminal, StreamBatch, StreamItem, ToolCallInfo, ToolCalls, ToolResult,
+};
 use protocol::tool_schema::parse_tool_arguments;
 use protocol::{Envelope, Payload};
 use serde_json::{Map, Value, json};
@@ -104,6 +114,23 @@ impl From<RegistryError> for RunError {
     }
 }
 
+impl From<Vec<RegistryError>> for RunError {
+    /// Every problem's message, joined (as the original reported them).
+    fn from(errors: Vec<RegistryError>) -> Self {
+        let messages: Vec<String> = errors.into_iter().map(|error| error.message).collect();
+        RunError::new(ErrorCode::ToolRegistryInvalid, messages.join(" "))
+    }
+}
+
+impl From<GatherError> for RunError {
+    fn from(error: GatherError) -> Self {
+        match error {
+            GatherError::Cancelled => RunError::from(Cancelled),
+            GatherError::Storage(error) => RunError::from(error),
+        }
+    }
+}
+
 /// Releases the run's chat, waiters and cancellation however the run ends,
 /// including when its future is dropped.
 struct Release<'a, P: Platform> {
@@ -135,6 +162,7 @@ pub(crate) async fn start<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
+    integrations: &Integrations,
     run_id: &str,
     request: &AiStreamStart,
 ) -> Result<Value, AdmissionError> {
@@ -165,7 +193,15 @@ pub(crate) async fn start<P: Platform>(
         .active_editor_file
         .clone()
         .or_else(|| latest_user_file(&request.messages));
-    let run = RunContext::new(platform, runs, store, &identity, cancel, message_file);
+    let run = RunContext::new(
+        platform,
+        runs,
+        store,
+        &integrations.mcp,
+        &identity,
+        cancel,
+        message_file,
+    );
     let outcome = drive(&run, request).await;
     Ok(finish(&run, store, &request.messages, outcome).await)
 }
@@ -258,7 +294,7 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
     learn_message_file(run).await?;
     let (settings, model) = run_settings(run, request).await?;
     check_cancelled(run)?;
-    let registry = ToolRegistry::with_builtins()?;
+    let registry = run_registry(run).await?;
     let message_file = run.message_file();
     let attachments = request.attachments.clone().map(Value::Object);
     let conversation = context::build_messages(&ConversationInput {
@@ -270,6 +306,26 @@ async fn drive<P: Platform>(run: &RunContext<'_, P>, request: &AiStreamStart) ->
         max_history_messages: settings.get("maxHistoryMessages").and_then(Value::as_f64),
     });
     converse(run, &model, &registry, conversation).await
+}
+
+/// The run's tools: the built-ins, the custom tools, then the MCP servers'
+/// tools; what was left out is announced in one `AI_RUN_NOTICE`.
+async fn run_registry<P: Platform>(run: &RunContext<'_, P>) -> Result<ToolRegistry, RunError> {
+    let toolset = gather(run.platform, run.mcp, &run.cancel).await?;
+    check_cancelled(run)?;
+    let RunRegistry { registry, left_out } = ToolRegistry::for_run(&toolset)?;
+    let notices: Vec<_> = toolset
+        .servers
+        .iter()
+        .zip(&left_out)
+        .filter_map(|(server, left_out)| server_notice(server, left_out))
+        .collect();
+    if !notices.is_empty() {
+        run.events.emit(Payload::AiRunNotice(RunNotices {
+            notices: run_notices(notices),
+        }));
+    }
+    Ok(registry)
 }
 
 /// Requires the run's tab to show a typst.app page and remembers its URL:

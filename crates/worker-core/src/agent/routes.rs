@@ -11,6 +11,7 @@
 
 use crate::agent::engine;
 use crate::envelope::RequestError;
+use crate::integrations::Integrations;
 use crate::platform::{Clock, Platform};
 use crate::recovery_tabs::{RecoveryTabs, recovery_active_error};
 use crate::runs::{AdmissionError, RunIdentity, Runs};
@@ -29,6 +30,7 @@ pub(crate) async fn route<P: Platform>(
     runs: &Runs,
     store: &SessionStore,
     recovery: &RecoveryTabs,
+    integrations: &Integrations,
     run_id: &str,
     payload: Payload,
 ) -> Result<Value, RequestError> {
@@ -46,7 +48,7 @@ pub(crate) async fn route<P: Platform>(
             let expires_at = runs.reserve(&identity, now).map_err(admission_error)?;
             Ok(json!({ "ok": true, "reserved": true, "expiresAt": js::number_value(expires_at) }))
         }
-        Payload::AiStreamStart(start) => engine::start(platform, runs, store, run_id, &start)
+        Payload::AiStreamStart(start) => engine::start(platform, runs, store, integrations, run_id, &start)
             .await
             .map_err(admission_error),
         Payload::AiStreamCancel(_) => {

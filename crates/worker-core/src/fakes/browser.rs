@@ -1,7 +1,8 @@
-//! A fake browser: tabs, side panel, scripting and broadcasts.
+//! A fake browser: tabs, side panel, scripting, broadcasts and the
+//! `declarativeNetRequest` session rules.
 
 use super::MemoryStorage;
-use crate::platform::{Messenger, PlatformError, Registration, Scripting, Tab, Tabs, World};
+use crate::platform::{Messenger, NetRules, PlatformError, Registration, Scripting, Tab, Tabs, World};
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashSet};
@@ -10,7 +11,11 @@ use std::rc::Rc;
 /// The tabs of a fake browser, shared with whatever navigates them.
 type SharedTabs = Rc<RefCell<Vec<Tab>>>;
 
-/// Tabs, side panel, scripting and broadcasts of one fake browser.
+/// The id the fake browser gives the extension (Chrome's ids are 32 letters a–p).
+pub(crate) const EXTENSION_ID: &str = "abcdefghijklmnopabcdefghijklmnop";
+
+/// Tabs, side panel, scripting, broadcasts and session rules of one fake
+/// browser.
 #[derive(Default)]
 pub(crate) struct FakeBrowser {
     pub(crate) storage: MemoryStorage,
@@ -23,6 +28,9 @@ pub(crate) struct FakeBrowser {
     registration_failure: RefCell<Option<String>>,
     refused_tabs: RefCell<HashSet<i64>>,
     injected: RefCell<Vec<(i64, usize, World)>>,
+    session_rules: RefCell<BTreeMap<u32, Value>>,
+    rule_failure: RefCell<Option<String>>,
+    rule_updates: Cell<usize>,
 }
 
 impl FakeBrowser {
@@ -72,6 +80,18 @@ impl FakeBrowser {
     }
     pub(crate) fn injections(&self) -> Vec<(i64, usize, World)> {
         self.injected.borrow().clone()
+    }
+    /// The session rules now in force, by id.
+    pub(crate) fn session_rules(&self) -> BTreeMap<u32, Value> {
+        self.session_rules.borrow().clone()
+    }
+    /// How many rule updates were asked for (failed ones included).
+    pub(crate) fn rule_updates(&self) -> usize {
+        self.rule_updates.get()
+    }
+    /// Makes every later rule update fail with `message` (`None`: succeed).
+    pub(crate) fn fail_rule_updates(&self, message: Option<&str>) {
+        *self.rule_failure.borrow_mut() = message.map(str::to_owned);
     }
 }
 
@@ -158,6 +178,32 @@ impl Messenger for FakeBrowser {
     fn new_request_id(&self) -> String {
         self.next_id.set(self.next_id.get() + 1);
         format!("req-{}", self.next_id.get())
+    }
+}
+
+impl NetRules for FakeBrowser {
+    fn extension_id(&self) -> String {
+        EXTENSION_ID.to_owned()
+    }
+    async fn update_session_rules(&self, remove_ids: &[u32], add: &[Value]) -> Result<(), PlatformError> {
+        self.rule_updates.set(self.rule_updates.get() + 1);
+        if let Some(message) = self.rule_failure.borrow().clone() {
+            return Err(PlatformError(message));
+        }
+        // Chrome applies an update whole or not at all.
+        let mut rules = self.session_rules.borrow().clone();
+        for id in remove_ids {
+            rules.remove(id);
+        }
+        for rule in add {
+            let id = rule["id"].as_u64().and_then(|id| u32::try_from(id).ok());
+            let id = id.ok_or_else(|| PlatformError("Rule with id must be an integer.".into()))?;
+            if rules.insert(id, rule.clone()).is_some() {
+                return Err(PlatformError(format!("Rule with id {id} does not have a unique ID.")));
+            }
+        }
+        *self.session_rules.borrow_mut() = rules;
+        Ok(())
     }
 }
 

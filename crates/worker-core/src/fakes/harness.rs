@@ -93,7 +93,7 @@ impl<G: Pages + 'static> Harness<G> {
             .set_responder(move |request| next_reply(&model, request));
         Harness {
             pool: LocalPool::new(),
-            worker: Rc::new(Worker::new(platform)),
+            worker: Rc::new(Worker::new(platform, crate::fakes::VERSION)),
             scripts,
             next: 0,
         }

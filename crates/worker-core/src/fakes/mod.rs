@@ -12,7 +12,7 @@ mod platform;
 mod storage;
 mod typst_page;
 
-pub(crate) use browser::FakeBrowser;
+pub(crate) use browser::{EXTENSION_ID, FakeBrowser};
 pub(crate) use clock::FakeClock;
 pub(crate) use futures::executor::block_on;
 pub(crate) use harness::{Harness, Pending, TAB, ask, code, data};
@@ -23,6 +23,10 @@ pub(crate) use pages::FakePages;
 pub(crate) use platform::FakePlatform;
 pub(crate) use storage::MemoryStorage;
 pub(crate) use typst_page::{FakeTypstPages, TypstPage, diagnostic, file_value};
+
+/// The extension version fake workers are made with (what their MCP client
+/// names to servers).
+pub(crate) const VERSION: &str = "9.8.7";
 
 /// Returns `Pending` once, so concurrent test futures interleave at every
 /// storage call.

@@ -21,6 +21,7 @@ impl<G: Pages> Platform for FakePlatform<G> {
     type Clock = FakeClock;
     type Pages = G;
     type Network = FakeNetwork;
+    type NetRules = FakeBrowser;
 
     fn storage(&self) -> &MemoryStorage {
         &self.browser.storage
@@ -42,5 +43,8 @@ impl<G: Pages> Platform for FakePlatform<G> {
     }
     fn network(&self) -> &FakeNetwork {
         &self.network
+    }
+    fn net_rules(&self) -> &FakeBrowser {
+        &self.browser
     }
 }

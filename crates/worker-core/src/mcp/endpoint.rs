@@ -5,9 +5,10 @@
 
 use crate::mcp::error::McpError;
 use crate::mcp::headers::check_configured;
-use protocol::ErrorCode;
 use protocol::endpoint_policy::{InsecureConsent, validate_endpoint_url};
+use protocol::registry_records::McpServer;
 use protocol::trust_policy::stable_hash;
+use protocol::{ErrorCode, js};
 use serde_json::json;
 
 /// The 2026-07-28 revision: stateless, every request self-describing.
@@ -31,6 +32,35 @@ pub(crate) struct McpEndpoint {
     pub(crate) protocol_mode: String,
     /// The origin the user acknowledged cleartext HTTP for, if any.
     pub(crate) insecure_acknowledged_origin: Option<String>,
+}
+
+impl McpEndpoint {
+    /// The endpoint of a stored (normalised) server record. Header values
+    /// that are not strings are sent as their text, as `fetch` would; the
+    /// protocol mode is taken as stored, so a mode this client does not know
+    /// is refused before anything is sent.
+    pub(crate) fn from_server(server: &McpServer) -> McpEndpoint {
+        let headers = server
+            .headers()
+            .map(|headers| {
+                headers
+                    .iter()
+                    .map(|(name, value)| (name.clone(), js::js_string(value)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        McpEndpoint {
+            id: server.id().into_owned(),
+            url: server.url().into_owned(),
+            headers,
+            protocol_mode: server
+                .record()
+                .get("protocolMode")
+                .map(js::js_string)
+                .unwrap_or_default(),
+            insecure_acknowledged_origin: server.insecure_transport_acknowledged_origin().map(str::to_owned),
+        }
+    }
 }
 
 /// Which revisions the client may speak to a server.

@@ -86,8 +86,16 @@ impl Failure {
         }
     }
 
-    /// A failure reading the body of an answer with this status.
+    /// A failure reading the body of an answer with this status. A non-2xx
+    /// status is kept in the error's details when it has none of its own
+    /// (`{status}`), so whoever explains the failure can tell a 403 page
+    /// from a 404 one without reading the message.
     pub(crate) fn answered(status: u16, error: McpError) -> Failure {
+        let error = if error.details.is_none() && !(200..300).contains(&status) {
+            error.with_details(json!({ "status": status }))
+        } else {
+            error
+        };
         Failure {
             error,
             status: Some(status),

@@ -32,8 +32,7 @@ mod transport;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use call::McpToolResult;
 pub(crate) use client::McpClient;
-pub(crate) use discovery::{CacheStatus, DiscoveredTool, Discovery};
-pub(crate) use endpoint::McpEndpoint;
+pub(crate) use discovery::{DiscoveredTool, Discovery};
+pub(crate) use endpoint::{LEGACY_VERSIONS, MODERN_VERSION, McpEndpoint};
 pub(crate) use error::McpError;

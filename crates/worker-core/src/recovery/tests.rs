@@ -25,12 +25,15 @@ type RecoveryWorker = Worker<FakePlatform<FakeTypstPages>>;
 /// A worker whose tab [`TAB`] shows `text` in `main.typ` of project `p`
 /// (tab 8 shows another site).
 fn worker_with(text: &str) -> RecoveryWorker {
-    let worker = Worker::new(FakePlatform {
-        browser: FakeBrowser::with_tabs(&[(7, URL), (8, "https://example.com/project/p")]),
-        clock: FakeClock::default(),
-        pages: FakeTypstPages::default(),
-        network: FakeNetwork::default(),
-    });
+    let worker = Worker::new(
+        FakePlatform {
+            browser: FakeBrowser::with_tabs(&[(7, URL), (8, "https://example.com/project/p")]),
+            clock: FakeClock::default(),
+            pages: FakeTypstPages::default(),
+            network: FakeNetwork::default(),
+        },
+        crate::fakes::VERSION,
+    );
     {
         let mut page = page(&worker);
         page.doc = text.into();

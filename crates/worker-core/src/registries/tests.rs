@@ -11,7 +11,7 @@ use futures::future::join;
 const VECTORS: &str = include_str!("../../../protocol/tests/vectors/registries.json");
 
 fn worker() -> Worker<FakePlatform> {
-    Worker::new(FakePlatform::default())
+    Worker::new(FakePlatform::default(), crate::fakes::VERSION)
 }
 
 /// The original's answer without the sentence of a refusal (the port's

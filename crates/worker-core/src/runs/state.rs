@@ -10,6 +10,7 @@
 //! builds), which is what the worker saves.
 
 use crate::cancel::Cancellation;
+use crate::mcp::McpClient;
 use crate::platform::{Messenger, Platform, PlatformError, Tab};
 use crate::runs::active::Runs;
 use crate::runs::coordinator::RunIdentity;
@@ -137,6 +138,8 @@ pub(crate) struct RunContext<'a, P: Platform> {
     pub(crate) runs: &'a Runs,
     /// The worker's storage queue: journal writes take their turn in it.
     pub(crate) store: &'a SessionStore,
+    /// The worker's MCP client (the run calls its servers' tools through it).
+    pub(crate) mcp: &'a McpClient,
     pub(crate) run_id: String,
     pub(crate) tab_id: u64,
     pub(crate) project_id: String,
@@ -163,6 +166,7 @@ impl<'a, P: Platform> RunContext<'a, P> {
         platform: &'a P,
         runs: &'a Runs,
         store: &'a SessionStore,
+        mcp: &'a McpClient,
         identity: &RunIdentity,
         cancel: Cancellation,
         message_file: Option<ActiveEditorFile>,
@@ -171,6 +175,7 @@ impl<'a, P: Platform> RunContext<'a, P> {
             platform,
             runs,
             store,
+            mcp,
             run_id: identity.run_id.clone(),
             tab_id: identity.tab_id,
             project_id: identity.project_id.clone(),

@@ -63,7 +63,7 @@ mod tests {
 
     #[test]
     fn chat_requests_round_trip_through_the_router() {
-        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default(), crate::fakes::VERSION);
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p", "name": "Chat"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         assert_eq!(created["messages"], json!([]));
@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn payloads_are_checked_exactly_before_anything_runs() {
-        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default(), crate::fakes::VERSION);
         assert_eq!(code(&worker, "SESSION_LIST", json!({})), json!("MISSING_PAYLOAD_FIELD"));
         assert_eq!(
             code(&worker, "SESSION_LIST", json!({"projectId": "p", "x": 1})),
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn the_run_engine_saves_transcripts_through_the_worker() {
-        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default());
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default(), crate::fakes::VERSION);
         let created = data(&worker, "SESSION_CREATE", json!({"projectId": "p"}));
         let id = created["id"].as_str().unwrap_or_default().to_owned();
         let start = [json!({"role": "user", "content": "q"})];

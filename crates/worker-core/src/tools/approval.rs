@@ -109,6 +109,7 @@ mod tests {
     use super::*;
     use crate::cancel::Cancellation;
     use crate::fakes::{FakePages, FakePlatform};
+    use crate::mcp::McpClient;
     use crate::runs::{RunIdentity, Runs};
     use crate::sessions::SessionStore;
     use crate::tools::ToolRegistry;
@@ -129,7 +130,8 @@ mod tests {
         let platform = FakePlatform::<FakePages>::default();
         platform.clock.hold_sleeps_from(Some(1_500));
         let (runs, store) = (Runs::new(), SessionStore::new());
-        let run = RunContext::new(&platform, &runs, &store, &identity(), Cancellation::new(), None);
+        let mcp = McpClient::new("test");
+        let run = RunContext::new(&platform, &runs, &store, &mcp, &identity(), Cancellation::new(), None);
         let Ok(mut registry) = ToolRegistry::with_builtins() else {
             panic!("built-ins register");
         };
@@ -196,7 +198,8 @@ mod tests {
         let platform = FakePlatform::<FakePages>::default();
         platform.clock.hold_sleeps_from(Some(1_500));
         let (runs, store) = (Runs::new(), SessionStore::new());
-        let run = RunContext::new(&platform, &runs, &store, &identity(), Cancellation::new(), None);
+        let mcp = McpClient::new("test");
+        let run = RunContext::new(&platform, &runs, &store, &mcp, &identity(), Cancellation::new(), None);
         let Some(route) = ToolRegistry::with_builtins()
             .ok()
             .and_then(|r| r.route("replace_lines").cloned())

@@ -1,6 +1,7 @@
 //! What each built-in tool may do, decided by this source and never by the
 //! model: its effect, whether it needs the user's approval, where it acts,
-//! and which page capabilities must be present before it runs.
+//! and which page capabilities must be present before it runs. (External
+//! tools get their policy from their stored record: `tools/external.rs`.)
 //!
 //! The model only picks a visible name and arguments; everything that
 //! governs safety (approval, destination, preflight) is looked up here, so a
@@ -13,6 +14,9 @@ pub(crate) enum Effect {
     Read,
     /// Changes the editor buffer of the originating tab.
     EditorWrite,
+    /// Sends its arguments outside the extension (a custom HTTP tool, an
+    /// MCP server's tool).
+    External,
 }
 
 impl Effect {
@@ -20,6 +24,7 @@ impl Effect {
         match self {
             Effect::Read => "read",
             Effect::EditorWrite => "editor-write",
+            Effect::External => "external",
         }
     }
 }
@@ -131,6 +136,7 @@ mod tests {
             let Some(policy) = policy else { continue };
             match policy.effect {
                 Effect::Read => assert_eq!(policy.approval, Approval::Automatic, "{name}"),
+                Effect::External => panic!("{name}: no built-in leaves the extension"),
                 Effect::EditorWrite => {
                     assert_eq!(policy.approval, Approval::Once, "{name}");
                     assert!(EDITOR_WRITE_TOOLS.contains(&name), "{name}");

@@ -1,25 +1,57 @@
 //! One registry of every tool a run offers, keyed by exact visible name.
 //!
-//! A run builds it once, from the ten built-ins. The registry is the only
-//! bridge between the name a model writes and what runs: each route carries
-//! its compiled argument schema and the source-owned policy, so dispatch
-//! never trusts the model for anything but the name and the arguments. Names
-//! are matched exactly; a second route with a taken name is refused
-//! ([`ToolRegistry::add`]), never shadowed.
+//! A run builds it once, in the original's order: the ten built-ins, then
+//! the enabled custom tools, then each enabled MCP server's tools
+//! ([`ToolRegistry::for_run`]). The registry is the only bridge between the
+//! name a model writes and what runs: each route carries its compiled
+//! argument schema, the source-owned policy and what executes it, so
+//! dispatch never trusts the model for anything but the name and the
+//! arguments. Names are matched exactly; a second route with a taken name is
+//! refused ([`ToolRegistry::add`]), never shadowed.
+//!
+//! A custom tool the user saved must work or the run says why: a bad
+//! record, schema or endpoint, or a name collision, fails the run with
+//! `TOOL_REGISTRY_INVALID`. An MCP server is not the user's to fix on the
+//! spot and must never break a run: a tool of it that cannot be offered
+//! (a visible name taken, an identity too long to approve) is left out and
+//! reported, like the tools its discovery refused (`INVALID_MCP_SCHEMA`).
 
+use crate::integrations::{LeftOut, ServerTools, Toolset};
+use crate::mcp::{DiscoveredTool, McpEndpoint};
+use crate::tools::external::{custom_problem, custom_route, mcp_route};
 use crate::tools::metadata::{Approval, Effect, Preflight, builtin_policy};
 use crate::tools::specs::builtin_specs;
 use protocol::ErrorCode;
+use protocol::registry_records::{CustomTool, validate_custom_tools};
 use protocol::tool_schema::{SchemaOptions, ToolSchema};
 use serde_json::Value;
 use std::collections::HashMap;
+
+/// What executes a route.
+#[derive(Debug, Clone)]
+pub(crate) enum Target {
+    /// One of the ten built-ins (by its name).
+    Builtin,
+    /// A custom HTTP tool, as stored.
+    Custom(CustomTool),
+    /// A tool of an MCP server, as discovered.
+    Mcp(Box<McpTarget>),
+}
+
+/// Where an MCP tool is called, and the tool as its server listed it.
+#[derive(Debug, Clone)]
+pub(crate) struct McpTarget {
+    pub(crate) endpoint: McpEndpoint,
+    pub(crate) tool: DiscoveredTool,
+}
 
 /// One callable tool.
 #[derive(Debug, Clone)]
 pub(crate) struct Route {
     /// The exact function name the model sees and calls.
     pub(crate) name: String,
-    /// Stable identity used for "Allow for run" grants.
+    /// Stable identity used for "Allow for run" grants (`builtin:<name>`,
+    /// `custom:<id>`, `mcp:<serverId>:<toolName>`).
     pub(crate) identity: String,
     /// The compiled parameter schema; arguments are validated against it
     /// immediately before dispatch.
@@ -32,6 +64,7 @@ pub(crate) struct Route {
     pub(crate) preflight: Option<Preflight>,
     /// Checked against the run's captured tab before anything else.
     pub(crate) uses_tab: bool,
+    pub(crate) target: Target,
 }
 
 /// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
@@ -41,6 +74,14 @@ pub(crate) struct RegistryError {
     pub(crate) code: ErrorCode,
     pub(crate) name: String,
     pub(crate) message: String,
+}
+
+/// The registry of one run, and per MCP server (in the toolset's order)
+/// the tools it left out.
+#[derive(Debug)]
+pub(crate) struct RunRegistry {
+    pub(crate) registry: ToolRegistry,
+    pub(crate) left_out: Vec<Vec<LeftOut>>,
 }
 
 /// The routes of one run, in the order their specs go to the provider.
@@ -74,9 +115,83 @@ impl ToolRegistry {
                 destination: policy.destination.to_owned(),
                 preflight: policy.preflight,
                 uses_tab: policy.uses_tab,
+                target: Target::Builtin,
             })?;
         }
         Ok(registry)
+    }
+
+    /// The registry of a run: the built-ins, `toolset`'s custom tools, then
+    /// its servers' tools. `Err` holds every problem of the custom tools
+    /// (the run fails with `TOOL_REGISTRY_INVALID`).
+    pub(crate) fn for_run(toolset: &Toolset) -> Result<RunRegistry, Vec<RegistryError>> {
+        let mut registry = ToolRegistry::with_builtins().map_err(|error| vec![error])?;
+        registry.add_custom_tools(&toolset.custom_tools)?;
+        let left_out = toolset
+            .servers
+            .iter()
+            .map(|server| registry.add_server_tools(server))
+            .collect();
+        Ok(RunRegistry { registry, left_out })
+    }
+
+    /// The enabled custom tools: the save-time rules on the list, then each
+    /// tool's route; every problem is kept.
+    fn add_custom_tools(&mut self, tools: &[CustomTool]) -> Result<(), Vec<RegistryError>> {
+        let records: Vec<Value> = tools.iter().map(|tool| Value::Object(tool.record().clone())).collect();
+        let mut errors: Vec<RegistryError> = match validate_custom_tools(&records) {
+            Ok(_) => Vec::new(),
+            Err(refused) => refused
+                .errors
+                .into_iter()
+                .map(|problem| {
+                    let name = tools
+                        .get(problem.index)
+                        .map(|tool| tool.name().into_owned())
+                        .unwrap_or_default();
+                    RegistryError {
+                        code: problem.code.code(),
+                        message: custom_problem(&name, &problem.message),
+                        name,
+                    }
+                })
+                .collect(),
+        };
+        if errors.is_empty() {
+            for tool in tools {
+                if let Err(error) = custom_route(tool).and_then(|route| self.add(route)) {
+                    errors.push(error);
+                }
+            }
+        }
+        if errors.is_empty() { Ok(()) } else { Err(errors) }
+    }
+
+    /// One server's tools; what cannot be offered is left out.
+    fn add_server_tools(&mut self, server: &ServerTools) -> Vec<LeftOut> {
+        let Ok(discovery) = &server.discovered else {
+            return Vec::new();
+        };
+        let listing = &discovery.listing;
+        let mut left_out: Vec<LeftOut> = listing
+            .errors
+            .iter()
+            .map(|problem| LeftOut {
+                code: problem.code,
+                name: problem.name.clone(),
+                message: problem.message.clone(),
+            })
+            .collect();
+        for tool in &listing.tools {
+            if let Err(error) = mcp_route(server, tool).and_then(|route| self.add(route)) {
+                left_out.push(LeftOut {
+                    code: error.code,
+                    name: tool.name.clone(),
+                    message: error.message,
+                });
+            }
+        }
+        left_out
     }
 
     /// Adds a route; a visible name that is already taken is refused.
@@ -108,68 +223,4 @@ impl ToolRegistry {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn registry() -> ToolRegistry {
-        match ToolRegistry::with_builtins() {
-            Ok(registry) => registry,
-            Err(error) => panic!("built-ins do not register: {error:?}"),
-        }
-    }
-
-    #[test]
-    fn builtins_register_in_order_with_their_policies() {
-        let registry = registry();
-        let specs = registry.specs();
-        let names: Vec<&str> = specs
-            .iter()
-            .filter_map(|spec| spec["function"]["name"].as_str())
-            .collect();
-        assert_eq!(
-            names,
-            [
-                "read_file_structure",
-                "open_project_file",
-                "read_document",
-                "read_diagnostics",
-                "read_typst_docs",
-                "replace_lines",
-                "search_replace",
-                "patch_document",
-                "insert_at_cursor",
-                "replace_selection"
-            ]
-        );
-        assert_eq!(registry.specs().len(), 10);
-        let read = registry.route("read_document");
-        assert_eq!(
-            read.map(|r| (r.effect, r.approval)),
-            Some((Effect::Read, Approval::Automatic))
-        );
-        assert_eq!(read.map(|r| r.identity.as_str()), Some("builtin:read_document"));
-        let write = registry.route("replace_lines");
-        assert_eq!(write.map(|r| r.effect), Some(Effect::EditorWrite));
-    }
-
-    #[test]
-    fn names_are_exact_and_collisions_are_refused() {
-        let mut registry = registry();
-        assert!(registry.route("Read_Document").is_none());
-        assert!(registry.route("read_document ").is_none());
-        let Some(mut copy) = registry.route("read_document").cloned() else {
-            panic!("read_document missing");
-        };
-        copy.identity = "custom:t1".into();
-        let refused = registry.add(copy.clone()).err();
-        assert_eq!(refused.map(|e| e.code.as_str()), Some("TOOL_NAME_COLLISION"));
-        copy.name = "search_arxiv".into();
-        copy.spec["function"]["name"] = "search_arxiv".into();
-        assert!(registry.add(copy).is_ok());
-        assert_eq!(
-            registry.route("search_arxiv").map(|r| r.identity.as_str()),
-            Some("custom:t1")
-        );
-        assert_eq!(registry.specs().len(), 11);
-    }
-}
+mod tests;

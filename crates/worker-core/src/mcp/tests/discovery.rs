@@ -3,7 +3,8 @@
 //! expiry, forced refresh, invalidation, its bound).
 
 use super::support::{Rig, Seen, code, endpoint, json_reply, result};
-use crate::mcp::{CacheStatus, McpEndpoint};
+use crate::mcp::McpEndpoint;
+use crate::mcp::discovery::CacheStatus;
 use crate::platform::Clock;
 use protocol::ErrorCode;
 use serde_json::{Value, json};

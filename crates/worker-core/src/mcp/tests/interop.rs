@@ -4,7 +4,8 @@
 
 use super::servers::{Framing, Kind, Wiring, serve};
 use super::support::{Rig, endpoint};
-use crate::mcp::{CacheStatus, DiscoveredTool};
+use crate::mcp::DiscoveredTool;
+use crate::mcp::discovery::CacheStatus;
 use serde_json::json;
 
 struct Row {

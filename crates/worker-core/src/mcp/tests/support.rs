@@ -5,7 +5,8 @@
 
 use crate::cancel::{CallbackGuard, Cancellation};
 use crate::fakes::{FakeChunk, FakeClock, FakeNetwork, FakeReply, block_on};
-use crate::mcp::{DiscoveredTool, Discovery, McpClient, McpEndpoint, McpError, McpToolResult};
+use crate::mcp::call::McpToolResult;
+use crate::mcp::{DiscoveredTool, Discovery, McpClient, McpEndpoint, McpError};
 use crate::platform::{HttpRequest, HttpResponse, Network, NetworkError, ResponseBody};
 use protocol::ErrorCode;
 use serde_json::{Map, Value, json};
