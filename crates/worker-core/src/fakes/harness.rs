@@ -5,11 +5,13 @@
 //!
 //! The browser is the fakes' (one typst.app tab, in-memory storage, virtual
 //! time), the model endpoint answers from scripted replies ([`Scripts`]) by
-//! the model a request names, and the page is the test's own: the run
-//! suites bring a page that behaves like typst.app for what they exercise.
+//! the model a request names, other HTTP peers (custom tools, MCP servers)
+//! answer from responders the test serves by URL prefix, and the page is the
+//! test's own: the run suites bring a page that behaves like typst.app for
+//! what they exercise.
 
 use super::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeReply, Scripts, block_on, next_reply};
-use crate::platform::{Pages, Platform};
+use crate::platform::{HttpRequest, NetworkError, Pages, Platform};
 use crate::worker::Worker;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
@@ -66,12 +68,19 @@ impl Pending {
     }
 }
 
+/// A scripted HTTP peer.
+type Responder = Box<dyn FnMut(&HttpRequest) -> Result<FakeReply, NetworkError>>;
+
+/// The peers other than the model, by URL prefix.
+type Peers = Rc<RefCell<Vec<(String, Responder)>>>;
+
 /// One worker with its tasks and its scripted model.
 pub(crate) struct Harness<G: Pages> {
     pool: LocalPool,
     pub(crate) worker: Rc<Worker<FakePlatform<G>>>,
     /// The model's replies, by the model id a request names.
     pub(crate) scripts: Scripts,
+    peers: Peers,
     next: u32,
 }
 
@@ -88,15 +97,35 @@ impl<G: Pages + 'static> Harness<G> {
         platform.browser.navigate(TAB, TAB_URL);
         let scripts = Scripts::default();
         let model = scripts.clone();
-        platform
-            .network
-            .set_responder(move |request| next_reply(&model, request));
+        let peers: Peers = Rc::default();
+        let served = peers.clone();
+        platform.network.set_responder(move |request| {
+            let mut peers = served.borrow_mut();
+            match peers
+                .iter_mut()
+                .find(|(prefix, _)| request.url.starts_with(prefix.as_str()))
+            {
+                Some((_, responder)) => responder(request),
+                None => next_reply(&model, request),
+            }
+        });
         Harness {
             pool: LocalPool::new(),
             worker: Rc::new(Worker::new(platform, crate::fakes::VERSION)),
             scripts,
+            peers,
             next: 0,
         }
+    }
+
+    /// Answers every request whose URL starts with `prefix` with
+    /// `responder` (the model keeps every other URL).
+    pub(crate) fn serve(
+        &self,
+        prefix: &str,
+        responder: impl FnMut(&HttpRequest) -> Result<FakeReply, NetworkError> + 'static,
+    ) {
+        self.peers.borrow_mut().push((prefix.to_owned(), Box::new(responder)));
     }
 
     pub(crate) fn platform(&self) -> &FakePlatform<G> {

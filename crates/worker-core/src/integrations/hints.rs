@@ -96,8 +96,13 @@ pub(crate) fn probe_hint(
 
 /// The hint of a failure that happened before anything was sent: a field
 /// of the form.
-fn record_hint(code: ErrorCode, context: &ProbeContext<'_>) -> String {
+pub(crate) fn record_hint(code: ErrorCode, context: &ProbeContext<'_>) -> String {
     match code {
+        ErrorCode::UnsupportedMcpVersion => format!(
+            "Choose a Protocol this client speaks: Auto (it tries {MODERN_VERSION} and falls back to the 2025 \
+             handshake), {MODERN_VERSION} or {}.",
+            LEGACY_VERSIONS.first().copied().unwrap_or_default()
+        ),
         ErrorCode::InvalidUrl => "Enter the server's whole endpoint URL, such as http://127.0.0.1:8000/mcp.".to_owned(),
         ErrorCode::EmbeddedCredentials => "Take the user name and password out of the URL and put credentials in \
              Headers instead (for example \"Authorization\": \"Bearer <token>\")."
@@ -211,7 +216,7 @@ fn version_hint(details: Option<&Value>, context: &ProbeContext<'_>) -> String {
         ),
     };
     format!(
-        "{server}This client speaks {MODERN_VERSION} and {}. {setting}",
+        "{server}This client speaks {MODERN_VERSION} and, through the 2025 handshake, {}. {setting}",
         LEGACY_VERSIONS.join(", ")
     )
 }

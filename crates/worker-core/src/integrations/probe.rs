@@ -10,7 +10,7 @@
 
 use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
-use crate::integrations::hints::{ProbeContext, probe_hint};
+use crate::integrations::hints::{ProbeContext, probe_hint, record_hint};
 use crate::integrations::origin_rules::server_origin;
 use crate::integrations::state::Integrations;
 use crate::mcp::{McpEndpoint, McpError};
@@ -88,7 +88,7 @@ fn checked_record(record: Map<String, Value>, extension_origin: &str) -> Result<
         };
         let code = first.code.code();
         let mut details = json!({ "field": first.field.as_str() });
-        details["hint"] = json!(probe_hint(code, &first.message, None, &context));
+        details["hint"] = json!(record_hint(code, &context));
         if let Some(origin) = origin {
             details["origin"] = json!(origin);
         }

@@ -29,8 +29,9 @@ mod request;
 mod sse;
 mod transport;
 
+// The stand-ins of the measured servers serve the run tests too.
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use client::McpClient;
 pub(crate) use discovery::{DiscoveredTool, Discovery};

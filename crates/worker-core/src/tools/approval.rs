@@ -10,7 +10,7 @@ use crate::cancel::Cancelled;
 use crate::platform::Platform;
 use crate::runs::{CallInfo, RunContext, ToolOutput, Waited, tool_failure, wait_for_user};
 use crate::tools::metadata::{Approval, Effect};
-use crate::tools::registry::Route;
+use crate::tools::route::Route;
 use protocol::ErrorCode;
 use protocol::Payload;
 use protocol::diff_preview::DiffPreview;

@@ -13,7 +13,7 @@
 use crate::integrations::{ServerTools, server_origin};
 use crate::mcp::DiscoveredTool;
 use crate::tools::metadata::{Approval, Effect};
-use crate::tools::registry::{McpTarget, RegistryError, Route, Target};
+use crate::tools::route::{McpTarget, RegistryError, Route, Target};
 use protocol::endpoint_policy::{InsecureConsent, validate_endpoint_url};
 use protocol::registry_records::CustomTool;
 use protocol::tool_schema::{SchemaOptions, ToolSchema};

@@ -2,7 +2,8 @@
 //!
 //! `specs` and `metadata` describe the built-ins (what the model sees and
 //! what the source decides), `external` the routes of custom tools and MCP
-//! servers' tools, `registry` maps exact visible names to routes and `plan`
+//! servers' tools, `route` what one callable tool is, `registry` maps exact
+//! visible names to routes and `plan`
 //! orders one round's calls. `preflight` is the banner wait loop,
 //! `page` the run's guarded view of its tab (shared with the editor writes),
 //! `approval` the approval banner, and `read` executes the read tools. The
@@ -17,6 +18,7 @@ mod plan;
 mod preflight;
 mod read;
 mod registry;
+mod route;
 mod specs;
 
 pub(crate) use approval::{Review, authorize};
@@ -24,4 +26,5 @@ pub(crate) use metadata::Effect;
 pub(crate) use page::{capabilities, check_tab, message_file_context, page_context};
 pub(crate) use plan::execution_order;
 pub(crate) use read::run_read_tool;
-pub(crate) use registry::{RegistryError, Route, RunRegistry, Target, ToolRegistry};
+pub(crate) use registry::{RunRegistry, ToolRegistry};
+pub(crate) use route::{RegistryError, Route, Target};

@@ -17,64 +17,15 @@
 //! reported, like the tools its discovery refused (`INVALID_MCP_SCHEMA`).
 
 use crate::integrations::{LeftOut, ServerTools, Toolset};
-use crate::mcp::{DiscoveredTool, McpEndpoint};
 use crate::tools::external::{custom_problem, custom_route, mcp_route};
-use crate::tools::metadata::{Approval, Effect, Preflight, builtin_policy};
+use crate::tools::metadata::builtin_policy;
+use crate::tools::route::{RegistryError, Route, Target};
 use crate::tools::specs::builtin_specs;
 use protocol::ErrorCode;
 use protocol::registry_records::{CustomTool, validate_custom_tools};
 use protocol::tool_schema::{SchemaOptions, ToolSchema};
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// What executes a route.
-#[derive(Debug, Clone)]
-pub(crate) enum Target {
-    /// One of the ten built-ins (by its name).
-    Builtin,
-    /// A custom HTTP tool, as stored.
-    Custom(CustomTool),
-    /// A tool of an MCP server, as discovered.
-    Mcp(Box<McpTarget>),
-}
-
-/// Where an MCP tool is called, and the tool as its server listed it.
-#[derive(Debug, Clone)]
-pub(crate) struct McpTarget {
-    pub(crate) endpoint: McpEndpoint,
-    pub(crate) tool: DiscoveredTool,
-}
-
-/// One callable tool.
-#[derive(Debug, Clone)]
-pub(crate) struct Route {
-    /// The exact function name the model sees and calls.
-    pub(crate) name: String,
-    /// Stable identity used for "Allow for run" grants (`builtin:<name>`,
-    /// `custom:<id>`, `mcp:<serverId>:<toolName>`).
-    pub(crate) identity: String,
-    /// The compiled parameter schema; arguments are validated against it
-    /// immediately before dispatch.
-    pub(crate) schema: ToolSchema,
-    /// The OpenAI function spec sent to the provider.
-    pub(crate) spec: Value,
-    pub(crate) effect: Effect,
-    pub(crate) approval: Approval,
-    pub(crate) destination: String,
-    pub(crate) preflight: Option<Preflight>,
-    /// Checked against the run's captured tab before anything else.
-    pub(crate) uses_tab: bool,
-    pub(crate) target: Target,
-}
-
-/// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
-/// errors make a run fail with `TOOL_REGISTRY_INVALID`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RegistryError {
-    pub(crate) code: ErrorCode,
-    pub(crate) name: String,
-    pub(crate) message: String,
-}
 
 /// The registry of one run, and per MCP server (in the toolset's order)
 /// the tools it left out.

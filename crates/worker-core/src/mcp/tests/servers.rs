@@ -15,14 +15,14 @@ use std::rc::Rc;
 
 /// How answers are framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Framing {
+pub(crate) enum Framing {
     Json,
     Sse,
 }
 
 /// How a classic (2025-only) transport is wired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Wiring {
+pub(crate) enum Wiring {
     /// The SDK example: a map of sessions, one transport each.
     SessionMap,
     /// One transport instance (the SDK's own answers before `initialize`).
@@ -33,7 +33,7 @@ pub(super) enum Wiring {
 
 /// One measured server configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     /// SDK v2 `createMcpHandler`; `reject_legacy` is `legacy:'reject'`.
     V2Handler { framing: Framing, reject_legacy: bool },
     /// SDK v1, or SDK v2 with the classic transport (they answer alike).
@@ -49,20 +49,20 @@ const INITIALIZE_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26",
 
 /// A server's state: its sessions, and whether the single transport was
 /// initialised.
-pub(super) struct Server {
-    pub(super) kind: Kind,
+pub(crate) struct Server {
+    pub(crate) kind: Kind,
     sessions: Vec<String>,
     issued: u32,
     initialized: bool,
 }
 
 /// A shared server and the responder the fake network calls.
-pub(super) type Serve = (
+pub(crate) type Serve = (
     Rc<RefCell<Server>>,
     Box<dyn FnMut(&HttpRequest) -> Result<FakeReply, NetworkError>>,
 );
 
-pub(super) fn serve(kind: Kind) -> Serve {
+pub(crate) fn serve(kind: Kind) -> Serve {
     let server = Rc::new(RefCell::new(Server {
         kind,
         sessions: Vec::new(),
@@ -84,12 +84,12 @@ fn error_reply(status: u16, id: &Value, code: i64, message: &str, data: Option<V
 
 impl Server {
     /// Every session id issued so far is forgotten (a restart, a `DELETE`).
-    pub(super) fn expire_sessions(&mut self) {
+    pub(crate) fn expire_sessions(&mut self) {
         self.sessions.clear();
         self.initialized = false;
     }
 
-    pub(super) fn answer(&mut self, request: &HttpRequest) -> FakeReply {
+    pub(crate) fn answer(&mut self, request: &HttpRequest) -> FakeReply {
         let seen = Seen::of(request);
         match self.kind {
             Kind::V2Handler { framing, reject_legacy } => self.v2_handler(&seen, framing, reject_legacy),
