@@ -14,10 +14,11 @@ use crate::history::History;
 use futures::channel::oneshot;
 use futures::future::{FutureExt, Shared};
 use protocol::MessageType;
+use protocol::payloads::RunNotice;
 use std::rc::Rc;
 
 /// The run event types whose `runId` must match the active run.
-pub(crate) const RUN_EVENTS: [MessageType; 9] = [
+pub(crate) const RUN_EVENTS: [MessageType; 10] = [
     MessageType::AiStreamBatch,
     MessageType::AiStreamDone,
     MessageType::AiStreamCancelled,
@@ -27,7 +28,17 @@ pub(crate) const RUN_EVENTS: [MessageType; 9] = [
     MessageType::AiToolPreflightWaiting,
     MessageType::AiToolPreflightReady,
     MessageType::AiToolApprovalRequired,
+    MessageType::AiRunNotice,
 ];
+
+/// The status line of a run's `AI_RUN_NOTICE`: its sentences, in order.
+pub(crate) fn notice_text(notices: &[RunNotice]) -> String {
+    notices
+        .iter()
+        .map(|notice| notice.message.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 /// The run the panel shows: what it was started for, fixed for its lifetime.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -33,6 +33,9 @@ pub(crate) struct AppState {
     pub(crate) attachments: Attachments,
     /// A run's bubble (or a reconnected run) is live.
     pub(crate) streaming: bool,
+    /// What the live run left out (its `AI_RUN_NOTICE`), shown again when
+    /// it completes so a short run does not hide it.
+    pub(super) run_notice: Option<String>,
     pub(super) transitions: Transitions,
     pub(super) run_ui: RunUi,
     pub(super) titles: TitleGenerations,

@@ -5,7 +5,7 @@
 
 use super::controller::Controller;
 use super::shell::Shell;
-use crate::run_ui::PanelRun;
+use crate::run_ui::{PanelRun, notice_text};
 use crate::worker_client::WorkerError;
 use protocol::MessageType;
 use protocol::messages::{ParseOptions, Payload, parse_envelope};
@@ -64,6 +64,11 @@ impl<S: Shell + 'static> Controller<S> {
             Payload::AiToolPreflightWaiting(waiting) => self.shell.preflight_waiting(&run_id, &waiting),
             Payload::AiToolPreflightReady(ready) => self.shell.preflight_ready(&ready.call_id),
             Payload::AiToolApprovalRequired(approval) => self.shell.approval_required(&run_id, &approval),
+            Payload::AiRunNotice(notice) => {
+                let text = notice_text(&notice.notices);
+                self.status(&text, true);
+                self.state.borrow_mut().run_notice = Some(text);
+            }
             _ => {}
         }
     }
@@ -95,12 +100,17 @@ impl<S: Shell + 'static> Controller<S> {
             }
         }
         self.state.borrow_mut().run_ui.complete(&run);
+        let notice = self.state.borrow_mut().run_notice.take();
         self.update_composer();
         match terminal {
             Terminal::Done {
                 snapshot_warning: Some(warning),
             } => self.status(&warning, true),
-            Terminal::Done { .. } => {}
+            Terminal::Done { .. } => {
+                if let Some(notice) = notice {
+                    self.status(&notice, true);
+                }
+            }
             Terminal::Cancelled => self.status("Stopped", false),
             Terminal::Error { message } => self.status(
                 if message.is_empty() {

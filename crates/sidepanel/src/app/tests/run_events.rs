@@ -102,3 +102,43 @@ fn approvals_reach_the_active_run_and_answers_name_that_run_and_call() {
     assert_eq!(sent.payload, json!({"callId": "c1", "action": "approve_once"}));
     assert_eq!(sent.run_id.as_deref(), Some(run.as_str()));
 }
+
+#[test]
+fn a_run_notice_is_shown_while_the_run_goes_on_and_again_when_it_completes() {
+    let mut rig = Rig::started(FIXTURE_URL, default_worker());
+    rig.type_and_send("hi");
+    let run = run_id(1);
+    let notice = "The MCP server \"Down\" is left out of this run: The MCP server could not be reached: Failed to fetch [MCP_NETWORK_ERROR]";
+    rig.event(
+        "AI_RUN_NOTICE",
+        Some("run-other"),
+        json!({"notices": [{"code": "MCP_NETWORK_ERROR", "message": "not ours"}]}),
+    );
+    assert!(!rig.shell().saw_status("not ours"), "another run's notice is ignored");
+    rig.event(
+        "AI_RUN_NOTICE",
+        Some(&run),
+        json!({"notices": [{"code": "MCP_NETWORK_ERROR", "message": notice}]}),
+    );
+    assert_eq!(rig.shell().last_status(), Some((notice.to_owned(), true)));
+    rig.event(
+        "AI_STREAM_BATCH",
+        Some(&run),
+        json!({"items": [{"channel": "content", "text": "Hello"}]}),
+    );
+    rig.event("AI_STREAM_DONE", Some(&run), json!({}));
+    assert_eq!(
+        rig.shell().last_status(),
+        Some((notice.to_owned(), true)),
+        "still there after the run"
+    );
+
+    rig.type_and_send("again");
+    let next = run_id(2);
+    rig.event("AI_STREAM_DONE", Some(&next), json!({}));
+    assert_ne!(
+        rig.shell().last_status(),
+        Some((notice.to_owned(), true)),
+        "a notice belongs to its run"
+    );
+}
