@@ -283,3 +283,41 @@ fn many_failing_servers_make_at_most_sixteen_notices_the_last_counting_the_rest(
     );
     assert_eq!(notices[15]["code"], "MCP_NETWORK_ERROR");
 }
+
+#[test]
+fn runs_reuse_a_servers_discovery_until_the_servers_are_saved_again() {
+    let mut h = harness();
+    let lists = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counted = lists.clone();
+    h.serve(MCP_URL, move |request| {
+        let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or_default();
+        if body["method"] == "tools/list" {
+            counted.set(counted.get() + 1);
+        }
+        // No ttlMs: the listing may be reused for 60 s.
+        let result = json!({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]});
+        Ok(json_reply(
+            200,
+            &json!({"jsonrpc": "2.0", "id": body["id"], "result": result}),
+        ))
+    });
+    let record = server("docs", "Docs", MCP_URL);
+    store(&mut h, vec![record.clone()], vec![]);
+    let session = h.session(json!([user("hi")]));
+    for run in ["run-1", "run-2"] {
+        h.script(run, vec![text("ok")]);
+        assert_eq!(
+            h.start(run, &session, json!([user("hi")]), json!({})).data()["ok"],
+            true
+        );
+        assert_eq!(offered(&h, run).last(), Some(&visible(&record, "echo")));
+    }
+    assert_eq!(lists.get(), 1, "the second run used the discovery of the first");
+    store(&mut h, vec![record.clone()], vec![]);
+    h.script("run-3", vec![text("ok")]);
+    assert_eq!(
+        h.start("run-3", &session, json!([user("hi")]), json!({})).data()["ok"],
+        true
+    );
+    assert_eq!(lists.get(), 2, "a save forgets what the client knew of the servers");
+}
