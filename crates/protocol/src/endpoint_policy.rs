@@ -284,6 +284,10 @@ pub const PROTECTED_MCP_HEADERS: &[&str] = &[
     "mcp-session-id",
 ];
 
+/// The prefix of the headers that carry `x-mcp-header` arguments
+/// (`Mcp-Param-<name>`), in lower case; all of them are the transport's.
+pub const MCP_PARAM_HEADER_PREFIX: &str = "mcp-param-";
+
 /// Which transport a header record is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HeaderPolicy {
@@ -303,7 +307,7 @@ pub fn is_protected_header(name: &str, policy: HeaderPolicy) -> bool {
     };
     fixed.contains(&lower.as_str())
         || lower.starts_with("sec-")
-        || (policy == HeaderPolicy::Mcp && lower.starts_with("mcp-param-"))
+        || (policy == HeaderPolicy::Mcp && lower.starts_with(MCP_PARAM_HEADER_PREFIX))
 }
 
 /// `validateHeaderRecord`: `null`/absent is an empty record; otherwise an

@@ -8,18 +8,10 @@ use crate::mcp::error::McpError;
 use protocol::{ErrorCode, js};
 use serde_json::{Map, Value};
 
-/// The header names the transport sets itself, in lower case; any name
-/// starting with `mcp-param-` is managed too.
-const MANAGED: &[&str] = &[
-    "content-type",
-    "accept",
-    "mcp-protocol-version",
-    "mcp-method",
-    "mcp-name",
-    "mcp-session-id",
-];
-
-const PARAM_PREFIX: &str = "mcp-param-";
+// The header names the transport sets itself are the endpoint policy's MCP
+// set (one definition: a record that passes the save check never conflicts
+// at send time); any name with the `Mcp-Param-` prefix is managed too.
+use protocol::endpoint_policy::{MCP_PARAM_HEADER_PREFIX as PARAM_PREFIX, PROTECTED_MCP_HEADERS as MANAGED};
 
 /// Refuses configured headers that would take over a managed one
 /// (`MCP_HEADER_CONFLICT`), before anything is sent.
