@@ -13,6 +13,7 @@ import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { forEachBuild } from './suite.mjs';
 import { poll } from './harness.mjs';
 import { measurePanelRender, openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
+import { assertAccessible, enableKeyboard, expectFocusOn, isFocused, press, tabTo } from './a11y.mjs';
 
 const MARKDOWN_TAGS = [
   'P', 'BR', 'STRONG', 'EM', 'DEL', 'A', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI',
@@ -157,6 +158,7 @@ forEachBuild('panel chat', get => {
       undefined, { message: 'the stored answer to render' });
 
     assertInert(await panel.evaluate(auditChat, MARKDOWN_TAGS), 'stored history');
+    await assertAccessible(panel, 'a stored chat with rendered Markdown (headings, links, a table, code)');
     const user = await panel.evaluate(() => {
       const text = document.querySelector('#messages .msg-user .msg-user-text');
       return { text: text?.textContent, elements: text?.children.length };
@@ -269,6 +271,23 @@ forEachBuild('panel chat', get => {
     assert.deepEqual(saved.segments.map(segment => segment.type), ['reasoning', 'text', 'tools', 'reasoning', 'text']);
     assert.deepEqual(saved.segments[2].calls.map(call => call.name), ['read_document', 'read_diagnostics', 'read_file_structure']);
     assert.equal(saved.content, 'Let me look at **the document**.## Summary\n\nThe file is **short**.\n\n- one\n- two\n');
+    await assertAccessible(panel, 'a streamed answer with reasoning and tool blocks (collapsed)');
+
+    // By keyboard: Tab reaches each block's header; Enter and Space open them.
+    await enableKeyboard(panel);
+    await tabTo(panel, '#messages .reasoning-header');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.querySelector('#messages .reasoning-block').open, undefined,
+      { message: 'Enter opens the reasoning block' });
+    await tabTo(panel, '#messages .tool-block[data-tool-name="read_document"] .tool-block-header');
+    await press(panel, ' ');
+    await panel.waitFor(() => document.querySelector('#messages .tool-block[data-tool-name="read_document"] details').open,
+      undefined, { message: 'Space opens the tool block' });
+    await panel.evaluate(() => document.querySelectorAll('#messages details').forEach(details => { details.open = true; }));
+    await assertAccessible(panel, 'a streamed answer with reasoning and tool blocks (expanded)');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => !document.querySelector('#messages .tool-block[data-tool-name="read_document"] details').open,
+      undefined, { message: 'Enter closes the tool block again' });
     await panel.close();
     await fixture.page.close();
   });
@@ -306,6 +325,7 @@ forEachBuild('panel chat', get => {
       requirement: 'Required: chapters/intro.typ',
       buttons: ['Check again', 'Skip'],
     });
+    await assertAccessible(panel, 'a preflight banner');
 
     // The user scrolls up to read, then skips the wait.
     const scrolled = await panel.evaluate(() => {
@@ -330,14 +350,56 @@ forEachBuild('panel chat', get => {
     });
     assert.deepEqual(after, { banner: false, statusClass: 'tool-status tool-status-err', jumpHidden: false, atTop: true },
       'the skipped call failed, the banner left, and the chat did not pull the reader down');
+    await assertAccessible(panel, 'Jump to latest');
 
-    await panel.evaluate(() => document.getElementById('jump-latest').click());
+    // By keyboard: from the end of the panel, Shift+Tab reaches Jump to latest
+    // before anything in the chat (which would scroll it); Enter jumps, and
+    // focus moves to the chat it scrolled.
+    await enableKeyboard(panel);
+    await panel.evaluate(() => document.activeElement?.blur());
+    await tabTo(panel, '#jump-latest', { shift: true, max: 8 });
+    assert.equal(await panel.evaluate(() => document.getElementById('messages').scrollTop < 10), true,
+      'reaching the button did not scroll');
+    await press(panel, 'Enter');
     const bottom = await panel.waitFor(() => {
       const messages = document.getElementById('messages');
       const distance = messages.scrollHeight - messages.scrollTop - messages.clientHeight;
       return document.getElementById('jump-latest').hidden && distance <= 2 ? { distance } : null;
     }, undefined, { message: 'Jump to latest to scroll down and hide' });
     assert.ok(bottom.distance <= 2);
+    await expectFocusOn(panel, '#messages', 'after Jump to latest');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('works by keyboard alone: a preflight banner (Tab to Check again and Skip, Enter)', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    endpoint.setScript(body => {
+      if (!body.messages.some(message => message.role === 'tool')) {
+        return [
+          step.toolCall({ index: 0, id: 'call-open-keys', name: 'open_project_file', arguments: { path: 'chapters/methods.typ' } }),
+          step.finish('tool_calls'),
+        ];
+      }
+      return [step.content('Skipped.'), step.finish('stop')];
+    });
+    const { fixture, panel } = await openPanel(h);
+    await enableKeyboard(panel);
+    const before = endpoint.requests.length;
+    await send(panel, 'Open the methods chapter.');
+    const block = '#messages .tool-block[data-call-id="call-open-keys"]';
+    await panel.waitFor(selector => !!document.querySelector(`${selector} .tool-preflight`), block,
+      { timeout: 30_000, message: 'the preflight banner' });
+    await tabTo(panel, `${block} .tool-preflight-retry`);
+    await press(panel, 'Tab');
+    assert.equal(await isFocused(panel, `${block} .tool-preflight-skip`), true, 'Tab goes from Check again to Skip');
+    await press(panel, 'Enter');
+    await panel.waitFor(selector => !document.querySelector(`${selector} .tool-preflight`), block,
+      { timeout: 30_000, message: 'Skip ends the wait' });
+    await expectFocusOn(panel, `${block} .tool-block-header`, 'the banner went: focus on its call');
+    await endpoint.waitForRequests(before + 2, { timeout: 30_000 });
+    await waitForAnswer(panel, 1, 'the answer after the skip');
     await panel.close();
     await fixture.page.close();
   });
@@ -360,6 +422,7 @@ forEachBuild('panel chat', get => {
       };
     }, undefined, { message: 'the error status after the failed run' });
     assert.deepEqual(shown, { answers: 0, users: ['This run will fail.'] }, 'no empty answer is left behind');
+    await assertAccessible(panel, 'the error toast after a failed run');
     await panel.close();
     await fixture.page.close();
   });

@@ -21,6 +21,7 @@ import { forEachBuild, sharedFixture } from './suite.mjs';
 import { poll } from './harness.mjs';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
+import { assertAccessible, enableKeyboard, expectFocusOn, isFocused, press, tabTo } from './a11y.mjs';
 
 function visible(selector) {
   const element = document.querySelector(selector);
@@ -135,6 +136,7 @@ forEachBuild('panel edits', get => {
 
     await panel.evaluate(click, '#editor-permission-btn');
     assert.equal(await panel.evaluate(visible, '#editor-permission-menu'), true, 'the menu opens');
+    await assertAccessible(panel, 'the Edits menu');
     const options = await panel.evaluate(() => [...document.querySelectorAll('#editor-permission-menu [data-editor-approval-mode]')]
       .map(option => ({ mode: option.dataset.editorApprovalMode, title: option.querySelector('.opt-title')?.textContent, checked: option.getAttribute('aria-checked') })));
     assert.deepEqual(options, [
@@ -202,6 +204,7 @@ forEachBuild('panel edits', get => {
     assert.equal(newer.control.status, 'Changes reverted');
     assert.match(newer.control.statusTitle, /main\.typ/);
     assert.equal(newer.control.snapshot, true, 'only the latest complete answer has Snapshot');
+    await assertAccessible(panel, 'a stored chat with edit receipts and Revert controls');
 
     const open = async () => {
       await panel.evaluate(click, '#messages .edit-revert-control[data-checkpoint-id="edit-older"] .edit-revert-button');
@@ -216,6 +219,7 @@ forEachBuild('panel edits', get => {
       }));
     };
     const dialog = await open();
+    await assertAccessible(panel, 'the Revert dialog');
     assert.equal(dialog.title, 'Revert these changes?');
     assert.equal(dialog.subtitle, 'main.typ');
     assert.match(dialog.body, /main\.typ/);
@@ -288,6 +292,7 @@ forEachBuild('panel edits', get => {
     assert.equal(menu.inside, true, 'the popover stays in the window');
     assert.equal(menu.expanded, 'true');
     assert.ok(menu.text.length > 0);
+    await assertAccessible(panel, 'the snapshot popover');
 
     await panel.evaluate(keydown, ['#snapshot-menu-close', { key: 'Escape' }]);
     assert.equal(await panel.evaluate(visible, '#snapshot-menu'), false, 'Escape closes the popover');
@@ -299,6 +304,115 @@ forEachBuild('panel edits', get => {
     await panel.waitFor(visible, '#snapshot-menu', { message: 'the snapshot popover again' });
     await panel.evaluate(() => document.querySelector('#messages .msg-user').click());
     assert.equal(await panel.evaluate(visible, '#snapshot-menu'), false, 'an outside click closes the popover');
+    await panel.close();
+    await fixture.page.close();
+  });
+  it('works by keyboard alone: the Edits menu (arrow keys, Enter, Space, Escape)', async () => {
+    const h = get();
+    await withModel(h);
+    await h.request('SAVE_SETTINGS', { settings: { editorApprovalMode: 'ask' }, fields: ['editorApprovalMode'] });
+    const { fixture, panel } = await openPanel(h);
+    await enableKeyboard(panel);
+    const option = mode => `#editor-permission-menu [data-editor-approval-mode="${mode}"]`;
+    const shows = mode => panel.waitFor(expected => document.getElementById('editor-permission-btn')?.dataset.mode === expected
+      && !document.getElementById('editor-permission-btn').disabled, mode, { message: `the control to show ${mode}` });
+    await shows('ask');
+
+    await tabTo(panel, '#editor-permission-btn', { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#editor-permission-menu', { message: 'Enter opens the Edits menu' });
+    await expectFocusOn(panel, option('ask'), 'the menu opens on the current mode');
+    await press(panel, 'ArrowDown');
+    await expectFocusOn(panel, option('auto'), 'ArrowDown');
+    await press(panel, 'ArrowDown');
+    await expectFocusOn(panel, option('ask'), 'ArrowDown wraps');
+    await press(panel, 'End');
+    await expectFocusOn(panel, option('auto'), 'End');
+    await press(panel, 'Enter');
+    await poll(async () => (await h.request('LOAD_SETTINGS')).editorApprovalMode === 'auto', { message: 'auto saved' });
+    await shows('auto');
+    assert.equal(await panel.evaluate(visible, '#editor-permission-menu'), false, 'choosing closes the menu');
+    await expectFocusOn(panel, '#editor-permission-btn', 'focus back on the control after the save');
+
+    // Space opens the menu; Escape closes it onto its button without a change.
+    await press(panel, ' ');
+    await expectFocusOn(panel, option('auto'), 'Space opens on the current mode');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('editor-permission-menu').hidden, undefined, { message: 'Escape closes it' });
+    await expectFocusOn(panel, '#editor-permission-btn', 'after Escape');
+
+    // ArrowUp on the button opens the menu on its last item; back to Ask.
+    await press(panel, 'ArrowUp');
+    await expectFocusOn(panel, option('auto'), 'ArrowUp opens on the last item');
+    await press(panel, 'Home');
+    await press(panel, 'Enter');
+    await poll(async () => (await h.request('LOAD_SETTINGS')).editorApprovalMode === 'ask', { message: 'ask saved' });
+    await shows('ask');
+    await expectFocusOn(panel, '#editor-permission-btn', 'after choosing Ask');
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('works by keyboard alone: the Revert dialog (Tab stays inside, Escape and Cancel) and the Snapshot popover', async () => {
+    const h = get();
+    const url = h.fixtureUrl({ cm: 'latest' });
+    const projectId = projectOf(url);
+    await withModel(h);
+    const session = await h.request('SESSION_CREATE', { projectId, name: 'Keyboard chat' });
+    await h.request('SESSION_UPDATE', { sessionId: session.id, messages: editedChat() });
+    const fixture = await h.openFixtureTab({ cm: 'latest', project: projectId });
+    await h.activateTab(fixture.tabId);
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const panel = await h.openSidePanel({ windowId });
+    await panel.waitForReady();
+    await enableKeyboard(panel);
+    await panel.waitFor(() => document.querySelectorAll('#messages .edit-revert-control').length === 2,
+      undefined, { message: 'two recovery controls' });
+    const revert = '#messages .edit-revert-control[data-checkpoint-id="edit-older"] .edit-revert-button';
+    const expanded = () => panel.evaluate(selector => document.querySelector(selector).getAttribute('aria-expanded'), revert);
+
+    await tabTo(panel, revert);
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#revert-dialog-layer', { message: 'Enter opens the Revert dialog' });
+    await expectFocusOn(panel, '#revert-dialog-confirm', 'the dialog opens on its confirmation');
+    assert.equal(await expanded(), 'true');
+    await press(panel, 'Tab');
+    await expectFocusOn(panel, '#revert-dialog-close', 'Tab from the last control goes round to the first');
+    await press(panel, 'Tab', { shift: true });
+    await expectFocusOn(panel, '#revert-dialog-confirm', 'Shift+Tab from the first goes to the last');
+    await press(panel, 'Tab', { shift: true });
+    await expectFocusOn(panel, '#revert-dialog-cancel', 'Shift+Tab');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('revert-dialog-layer').hidden, undefined, { message: 'Escape cancels' });
+    await expectFocusOn(panel, revert, 'after Escape');
+    assert.equal(await expanded(), 'false');
+
+    await press(panel, ' ');
+    await expectFocusOn(panel, '#revert-dialog-confirm', 'Space opens the dialog');
+    await press(panel, 'Tab', { shift: true });
+    await expectFocusOn(panel, '#revert-dialog-cancel', 'Shift+Tab to Cancel');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('revert-dialog-layer').hidden, undefined, { message: 'Cancel cancels' });
+    await expectFocusOn(panel, revert, 'after Cancel');
+    const stored = await h.request('SESSION_GET', { sessionId: session.id });
+    assert.equal(stored.messages[1].segments[0].results['call-lines'].editCheckpoint.status, 'applied',
+      'nothing was reverted');
+
+    // The Snapshot popover: focus goes into it, Tab stays inside, Escape returns.
+    await tabTo(panel, '#messages .response-snapshot-button');
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#snapshot-menu', { message: 'Enter opens the snapshot popover' });
+    await expectFocusOn(panel, '#snapshot-menu', 'the popover takes the focus');
+    await panel.waitFor(() => !/^Loading/.test(document.getElementById('snapshot-list')?.textContent ?? 'Loading'),
+      undefined, { message: 'the snapshot list to load' });
+    await press(panel, 'Tab');
+    await expectFocusOn(panel, '#snapshot-menu-close', 'Tab to its close button');
+    await press(panel, 'Tab', { shift: true });
+    assert.equal(await panel.evaluate(() => document.getElementById('snapshot-menu').contains(document.activeElement)), true,
+      'Shift+Tab stays in the popover');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('snapshot-menu').hidden, undefined, { message: 'Escape closes it' });
+    await expectFocusOn(panel, '#messages .response-snapshot-button', 'after Escape in the popover');
     await panel.close();
     await fixture.page.close();
   });
@@ -367,6 +481,7 @@ forEachBuild('panel edits: approval banners', get => {
     });
     await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="call-review"] .tool-edit-approval'),
       undefined, { message: 'the editor review banner' });
+    await assertAccessible(panel, 'an editor review with its diff');
     const banner = await panel.evaluate(() => {
       const block = document.querySelector('.tool-block[data-call-id="call-review"]');
       const rows = [...block.querySelectorAll('.edit-diff-row')];
@@ -413,12 +528,23 @@ forEachBuild('panel edits: approval banners', get => {
     assert.equal(banner.argumentsShown, 2000);
     assert.deepEqual(banner.buttons, [['Apply changes', 'approve_once'], ['Reject', 'deny']]);
 
-    // Apply goes to the worker for this run and call. Nothing waits for it
-    // there (the event came from the test), so the worker says so, and the
-    // banner keeps its buttons off.
-    await panel.evaluate(click, '.tool-block[data-call-id="call-review"] .tool-approval-btn[data-approval-action="approve_once"]');
+    // By keyboard: the review took the focus that was nowhere (the composer
+    // turned off at Send) onto its first choice; Tab and Shift+Tab move
+    // between the choices. Apply (Enter) goes to the worker for this run and
+    // call. Nothing waits for it there (the event came from the test), so
+    // the worker says so, the banner keeps its buttons off, and focus is on
+    // the call's header.
+    await enableKeyboard(panel);
+    const review = '.tool-block[data-call-id="call-review"]';
+    await expectFocusOn(panel, `${review} [data-approval-action="approve_once"]`, 'the review asks for an answer');
+    await press(panel, 'Tab');
+    assert.equal(await isFocused(panel, `${review} [data-approval-action="deny"]`), true, 'Tab to Reject');
+    await press(panel, 'Tab', { shift: true });
+    assert.equal(await isFocused(panel, `${review} [data-approval-action="approve_once"]`), true, 'Shift+Tab to Apply');
+    await press(panel, 'Enter');
     await panel.waitFor(() => document.querySelector('.tool-block[data-call-id="call-review"] .tool-preflight-msg')?.textContent
       === 'This call is no longer waiting for an answer.', undefined, { message: 'the worker to answer the approval' });
+    await expectFocusOn(panel, `${review} .tool-block-header`, 'after Apply');
     assert.equal(await panel.evaluate(() => [...document.querySelectorAll('.tool-block[data-call-id="call-review"] .tool-approval-btn')]
       .every(b => b.disabled)), true);
 
@@ -442,6 +568,19 @@ forEachBuild('panel edits: approval banners', get => {
     assert.deepEqual(external, {
       diff: false, buttons: ['Approve once', 'Allow for run', 'Deny'], summary: `Tool arguments (${mcpArgs.length} characters)`,
     });
+    await assertAccessible(panel, 'an external call\'s approval');
+
+    // By keyboard: Tab reaches its three choices in order; Deny with Enter.
+    const mcp = '.tool-block[data-call-id="call-mcp"]';
+    await tabTo(panel, `${mcp} [data-approval-action="approve_once"]`);
+    await press(panel, 'Tab');
+    assert.equal(await isFocused(panel, `${mcp} [data-approval-action="allow_run"]`), true, 'Tab to Allow for run');
+    await press(panel, 'Tab');
+    assert.equal(await isFocused(panel, `${mcp} [data-approval-action="deny"]`), true, 'Tab to Deny');
+    await press(panel, 'Enter');
+    await panel.waitFor(selector => document.querySelector(`${selector} .tool-preflight-msg`)?.textContent
+      === 'This call is no longer waiting for an answer.', mcp, { message: 'the worker to answer the denial' });
+    await expectFocusOn(panel, `${mcp} .tool-block-header`, 'after Deny');
 
     release();
     await waitForAnswer(panel, 1, 'the held answer to finish');
@@ -513,7 +652,7 @@ async function revertFirstAnswer(panel) {
  * Restores the latest answer's snapshot from its popover; returns the kinds
  * the list showed and the restore dialog as it was before Restore.
  */
-async function restoreResponseSnapshot(panel) {
+async function restoreResponseSnapshot(panel, { audit = false } = {}) {
   await panel.evaluate(click, '#messages .response-snapshot-button');
   await panel.waitFor(() => !!document.querySelector('#snapshot-list .snapshot-item'), undefined, { message: 'the snapshot list' });
   const items = await panel.evaluate(() => [...document.querySelectorAll('#snapshot-list .snapshot-item')]
@@ -529,6 +668,7 @@ async function restoreResponseSnapshot(panel) {
     confirm: document.getElementById('snapshot-dialog-confirm').textContent,
     disabled: document.getElementById('snapshot-dialog-confirm').disabled,
   }));
+  if (audit) await assertAccessible(panel, 'the snapshot restore preview');
   await panel.evaluate(click, '#snapshot-dialog-confirm');
   await panel.waitFor(() => document.getElementById('snapshot-dialog-layer').hidden, undefined,
     { timeout: 45_000, message: 'the restore to finish' });
@@ -622,7 +762,7 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
     await applyRename(panel);
     await rejectMethodRename(panel);
     await revertFirstAnswer(panel);
-    const { items, dialog } = await restoreResponseSnapshot(panel);
+    const { items, dialog } = await restoreResponseSnapshot(panel, { audit: true });
     assert.ok(items.includes('Response'), JSON.stringify(items));
     assert.equal(dialog.title, 'Restore this snapshot?');
     assert.equal(dialog.diff, true);
@@ -662,6 +802,7 @@ forEachBuild('panel edits: review, revert and snapshots through the worker', get
       menuOpen: !document.getElementById('snapshot-menu').hidden,
     }));
     assert.deepEqual(dialog, { title: 'Delete this snapshot?', confirm: 'Delete', danger: true, menuOpen: false });
+    await assertAccessible(panel, 'the snapshot delete confirmation');
     const rescue = (await h.request('DOCUMENT_SNAPSHOT_LIST', { tabId: fixture.tabId, projectId, sessionId: meta.id }))
       .snapshots.filter(snapshot => snapshot.kind === 'rescue');
     await panel.evaluate(click, '#snapshot-dialog-confirm');

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
 import { forEachBuild, sharedFixture } from './suite.mjs';
+import { assertAccessible, enableKeyboard, expectFocusOn, press, retype, tabTo, type } from './a11y.mjs';
 
 const FIXTURE_BASE_URL = 'https://model.fixture/v1';
 const REPLY = 'The fixture document has one heading.';
@@ -90,8 +91,11 @@ async function addModelThroughForm(panel, { name, url, key = 'sk-fixture', model
   await panel.evaluate(click, '#mf-save');
 }
 
-/** The model the form test adds, saved directly (for the tests that need a model). */
-async function saveFixtureModel(h) {
+/**
+ * The model the form test adds, saved directly (for the tests that need a
+ * model); with `second`, a second model after it (the first stays active).
+ */
+async function saveFixtureModel(h, { second = false } = {}) {
   const model = {
     id: 'fixture-model-entry',
     name: 'Fixture',
@@ -101,8 +105,11 @@ async function saveFixtureModel(h) {
     supportsVision: true,
     reasoningEffort: 'low',
   };
+  const models = second
+    ? [model, { ...model, id: 'second-model-entry', name: 'Second', modelId: 'second-model', supportsVision: false }]
+    : [model];
   await h.request('SAVE_SETTINGS', {
-    settings: { models: [model], activeModelId: model.id },
+    settings: { models, activeModelId: model.id },
     fields: ['models', 'activeModelId'],
   });
 }
@@ -120,18 +127,23 @@ forEachBuild('panel shell', get => {
    * fixture model, the default answer, a new fixture project, and the real
    * panel beside it.
    */
-  async function openShell({ model }) {
+  async function openShell({ model, second = false }) {
     const h = get();
     await routed(h);
     endpoint.setScript(answerWithReply);
     await h.control.evaluate(key => chrome.storage.local.remove(key), 'typstAgent.settings');
-    if (model) await saveFixtureModel(h);
+    if (model) await saveFixtureModel(h, { second });
     const fixture = await h.openFixtureTab({ cm: 'latest' });
     await h.activateTab(fixture.tabId);
     const { windowId } = await h.tabInfo(fixture.tabId);
     const panel = await h.openSidePanel({ windowId });
     await panel.waitForReady();
     return { h, fixture, panel, projectId: new URL(fixture.url).pathname.split('/').pop() };
+  }
+
+  /** Whether the element of `selector` says it is expanded. */
+  function expanded(panel, selector) {
+    return panel.evaluate(s => document.querySelector(s).getAttribute('aria-expanded'), selector);
   }
 
   /** Opens Settings from the header, as the user does. */
@@ -166,8 +178,10 @@ forEachBuild('panel shell', get => {
       generalPane: false,
       modelName: 'No model',
     }, 'General, Models, Tools and MCP exist; Models is open');
+    await assertAccessible(panel, 'the first run: Settings → Models with no model');
     await panel.evaluate(click, '#model-current');
     assert.match(await panel.evaluate(text, '#model-list'), /Settings → Models/);
+    await assertAccessible(panel, 'the model menu with no model');
     await panel.evaluate(click, '#model-current');
     await close(shell);
   });
@@ -185,6 +199,7 @@ forEachBuild('panel shell', get => {
     }, undefined, { message: 'an error toast for missing fields' });
     assert.match(missing, /Fill in/);
     assert.equal((await panel.evaluate(toast)).role, 'alert');
+    await assertAccessible(panel, 'the open model form and an error toast');
     await panel.evaluate(click, '#status-close');
     await panel.waitFor(() => document.getElementById('status').hidden, undefined, { message: 'toast dismissed' });
     await panel.evaluate(click, '#mf-cancel');
@@ -220,8 +235,11 @@ forEachBuild('panel shell', get => {
       { message: 'two registry rows' });
     assert.equal(await panel.evaluate(visible, '#model-form'), false, 'the form closes after saving');
 
+    await assertAccessible(panel, 'Settings → Models with two models');
+
     // Select the fixture model from the header menu.
     await panel.evaluate(click, '#model-current');
+    await assertAccessible(panel, 'the model menu with two models');
     await panel.evaluate(id => document.querySelector(`#model-list [data-model-id="${id}"]`).click(), fixtureModel.id);
     await poll(async () => (await settings(h)).activeModelId === fixtureModel.id, { message: 'activeModelId saved' });
     await panel.waitFor(() => document.getElementById('model-name').textContent === 'Fixture', undefined,
@@ -241,6 +259,7 @@ forEachBuild('panel shell', get => {
     await openSettings(panel);
     await panel.evaluate(click, '.settings-tab[data-tab="general"]');
     await panel.waitFor(visible, '[data-pane="general"]');
+    await assertAccessible(panel, 'Settings → General');
     const modelId = (await settings(h)).activeModelId;
     await panel.evaluate(setValue, ['#send-message-shortcut', 'ctrl-enter']);
     await panel.evaluate(setValue, ['#history-cap', '300']);
@@ -303,6 +322,7 @@ forEachBuild('panel shell', get => {
     assert.equal(about.store, 'https://chromewebstore.google.com/detail/eljacjoifoamnmbclmhlpcdabdioleab');
     assert.equal(about.focused, 'about-dialog-close');
     assert.equal(about.modal, 'true');
+    await assertAccessible(panel, 'the About dialog');
     await panel.evaluate(keydown, ['body', { key: 'Escape' }]);
     assert.equal(await panel.evaluate(visible, '#about-dialog-layer'), false);
     assert.equal(await panel.evaluate(visible, '#settings-panel'), true, 'Escape closes only the dialog first');
@@ -332,6 +352,7 @@ forEachBuild('panel shell', get => {
 
     await panel.evaluate(click, '#session-current');
     await panel.waitFor(visible, '#session-menu');
+    await assertAccessible(panel, 'the chats menu');
     await panel.evaluate(click, '#session-new');
     const two = await poll(async () => {
       const sessions = await list();
@@ -348,6 +369,7 @@ forEachBuild('panel shell', get => {
     const maxLength = await panel.waitFor(() => document.querySelector('.dropdown-item-rename-input')?.maxLength, undefined,
       { message: 'the rename input' });
     assert.equal(maxLength, 80);
+    await assertAccessible(panel, 'the chats menu renaming a chat');
     await panel.evaluate(setValue, ['.dropdown-item-rename-input', '  Chapter one  ']);
     assert.equal(await panel.evaluate(keydown, ['.dropdown-item-rename-input', { key: 'Enter' }]), true);
     const renamed = await poll(async () => (await list()).find(s => s.id === first.id && s.name === 'Chapter one'),
@@ -388,6 +410,7 @@ forEachBuild('panel shell', get => {
     const before = endpoint.requests.length;
     await panel.waitFor(() => !document.getElementById('user-input').disabled, undefined,
       { message: 'the composer is enabled on the fixture project' });
+    await assertAccessible(panel, 'the empty chat with its suggestions');
     // A suggestion only prefills.
     await panel.evaluate(click, '.empty-suggestion');
     assert.ok((await panel.evaluate(() => document.getElementById('user-input').value)).length > 0);
@@ -410,6 +433,7 @@ forEachBuild('panel shell', get => {
       REPLY, { message: 'the streamed answer is rendered' });
     await panel.waitFor(() => !document.getElementById('send-btn').classList.contains('is-stop'), undefined,
       { message: 'Stop turns back into Send' });
+    await assertAccessible(panel, 'a chat with a streamed answer');
     const [session] = await h.request('SESSION_LIST', { projectId });
     const stored = await poll(async () => {
       const full = await h.request('SESSION_GET', { sessionId: session.id });
@@ -432,6 +456,7 @@ forEachBuild('panel shell', get => {
 
     await panel.evaluate(click, '#add-context-btn');
     await panel.waitFor(visible, '#add-context-menu');
+    await assertAccessible(panel, 'the Context menu');
     await panel.evaluate(click, '#add-context-menu [data-add="selection"]');
     const chip = await panel.waitFor(() => document.querySelector('#context-attachments .context-chip-label')?.textContent,
       undefined, { message: 'a selection chip' });
@@ -443,6 +468,7 @@ forEachBuild('panel shell', get => {
     const image = await panel.waitFor(() => document.querySelector('#context-attachments .preview-chip img')?.src,
       undefined, { message: 'a preview chip' });
     assert.match(image, /^data:image\/(png|jpeg|webp);base64,/);
+    await assertAccessible(panel, 'the composer with a selection and a preview attached');
 
     // Removing and re-adding works through the chip's own button.
     await panel.evaluate(click, '#context-attachments .context-chip-del');
@@ -548,6 +574,7 @@ forEachBuild('panel shell', get => {
       } : null;
     }, undefined, { message: 'the reconnect notice' });
     assert.deepEqual(reconnected, { stop: true, inputDisabled: true });
+    await assertAccessible(panel, 'a reopened panel during a run (Stop, the notice toast)');
 
     release();
     await panel.waitFor(() => [...document.querySelectorAll('#messages .msg-assistant')]
@@ -592,6 +619,265 @@ forEachBuild('panel shell', get => {
       return last?.role === 'assistant' && last.content.includes('Partial answer') ? last : null;
     }, { message: 'the partial answer saved' });
     assert.equal(stored.responseStatus, 'incomplete');
+    await close(shell);
+  });
+  // ------------------------------------------------------------ keyboard alone
+  // Real key presses (a11y.mjs), never element.click(): each control is
+  // reached with Tab / Shift+Tab and operated with Enter, Space, Escape and
+  // the arrow keys where its pattern uses them; focus is checked after each.
+
+  it('works by keyboard alone: the chats menu (open, Escape, new, rename, open, delete)', async () => {
+    const shell = await openShell({ model: true });
+    const { h, panel, projectId } = shell;
+    await enableKeyboard(panel);
+    const list = () => h.request('SESSION_LIST', { projectId });
+    const first = await poll(async () => {
+      const sessions = await list();
+      return sessions.length === 1 ? sessions[0] : null;
+    }, { message: 'the project got its first chat' });
+
+    await tabTo(panel, '#session-current');
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#session-menu', { message: 'Enter opens the chats menu' });
+    assert.equal(await expanded(panel, '#session-current'), 'true');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('session-menu').hidden, undefined, { message: 'Escape closes it' });
+    await expectFocusOn(panel, '#session-current', 'after Escape');
+    assert.equal(await expanded(panel, '#session-current'), 'false');
+
+    // Space opens it; Tab reaches New chat.
+    await press(panel, ' ');
+    await panel.waitFor(visible, '#session-menu', { message: 'Space opens the chats menu' });
+    await tabTo(panel, '#session-new');
+    await press(panel, 'Enter');
+    const two = await poll(async () => {
+      const sessions = await list();
+      return sessions.length === 2 ? sessions : null;
+    }, { message: 'a second chat' });
+    const other = two.find(s => s.id !== first.id);
+    await panel.waitFor(() => document.getElementById('session-menu').hidden, undefined,
+      { message: 'New chat closes the menu' });
+    await expectFocusOn(panel, '#session-current', 'after New chat');
+
+    // Rename the first chat: its Rename button, the field, Enter; focus comes back.
+    const row = id => `#session-list [data-session-id="${id}"]`;
+    await press(panel, 'Enter');
+    await tabTo(panel, `${row(first.id)} [data-action="rename"]`);
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, '.dropdown-item-rename-input', 'the rename field');
+    await retype(panel, 'Keyboard chapter');
+    await press(panel, 'Enter');
+    const renamed = await poll(async () => (await list()).find(s => s.id === first.id && s.name === 'Keyboard chapter'),
+      { message: 'the rename stored' });
+    assert.equal(renamed.userRenamed, true);
+    await expectFocusOn(panel, `${row(first.id)} [data-action="rename"]`, 'after the rename');
+
+    // Escape in the field cancels: nothing stored, the menu stays open.
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, '.dropdown-item-rename-input', 'the rename field again');
+    await type(panel, 'Not kept');
+    await press(panel, 'Escape');
+    await expectFocusOn(panel, `${row(first.id)} [data-action="rename"]`, 'after Escape in the field');
+    assert.equal(await panel.evaluate(visible, '#session-menu'), true, 'Escape in the field keeps the menu open');
+    assert.equal((await list()).find(s => s.id === first.id).name, 'Keyboard chapter');
+
+    // Open the first chat from its name: the menu closes onto its button.
+    await tabTo(panel, `${row(first.id)} [data-action="open"]`, { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('session-name').textContent === 'Keyboard chapter', undefined,
+      { message: 'the chat opened' });
+    await panel.waitFor(() => document.getElementById('session-menu').hidden, undefined, { message: 'the menu closed' });
+    await expectFocusOn(panel, '#session-current', 'after opening a chat');
+
+    // Delete the other chat: focus stays in the list, on the row now in its place.
+    await press(panel, 'Enter');
+    await tabTo(panel, `${row(other.id)} [data-action="delete"]`);
+    await press(panel, 'Enter');
+    await poll(async () => (await list()).length === 1, { message: 'the other chat deleted' });
+    await expectFocusOn(panel, `${row(first.id)} [data-action="open"]`, 'after deleting a row');
+    await press(panel, 'Escape');
+    await expectFocusOn(panel, '#session-current', 'Escape after deleting');
+    await close(shell);
+  });
+
+  it('works by keyboard alone: the model menu (arrow keys, Home, End, Enter, Escape, Tab out)', async () => {
+    const shell = await openShell({ model: true, second: true });
+    const { h, panel } = shell;
+    await enableKeyboard(panel);
+    const item = id => `#model-list [data-model-id="${id}"]`;
+    await panel.waitFor(() => document.querySelectorAll('#model-list [role="menuitemradio"]').length === 2, undefined,
+      { message: 'two models in the menu' });
+
+    await tabTo(panel, '#model-current');
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#model-menu', { message: 'Enter opens the model menu' });
+    await expectFocusOn(panel, item('fixture-model-entry'), 'the menu opens on the checked model');
+    assert.equal(await expanded(panel, '#model-current'), 'true');
+    assert.deepEqual(await panel.evaluate(() => [...document.querySelectorAll('#model-list [role="menuitemradio"]')]
+      .map(option => [option.dataset.modelId, option.getAttribute('aria-checked')])),
+    [['fixture-model-entry', 'true'], ['second-model-entry', 'false']]);
+    await press(panel, 'ArrowDown');
+    await expectFocusOn(panel, item('second-model-entry'), 'ArrowDown');
+    await press(panel, 'ArrowDown');
+    await expectFocusOn(panel, item('fixture-model-entry'), 'ArrowDown wraps');
+    await press(panel, 'End');
+    await expectFocusOn(panel, item('second-model-entry'), 'End');
+    await press(panel, 'Home');
+    await expectFocusOn(panel, item('fixture-model-entry'), 'Home');
+    await press(panel, 'ArrowUp');
+    await expectFocusOn(panel, item('second-model-entry'), 'ArrowUp wraps');
+    await press(panel, 'Enter');
+    await poll(async () => (await settings(h)).activeModelId === 'second-model-entry', { message: 'the second model chosen' });
+    await panel.waitFor(() => document.getElementById('model-name').textContent === 'Second', undefined,
+      { message: '#model-name shows the choice' });
+    await panel.waitFor(() => document.getElementById('model-menu').hidden, undefined, { message: 'choosing closes the menu' });
+    await expectFocusOn(panel, '#model-current', 'after choosing');
+
+    // ArrowDown on the button opens the menu on the checked model; Escape closes it.
+    await press(panel, 'ArrowDown');
+    await panel.waitFor(visible, '#model-menu', { message: 'ArrowDown opens the menu' });
+    await expectFocusOn(panel, item('second-model-entry'), 'ArrowDown on the button');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('model-menu').hidden, undefined, { message: 'Escape closes it' });
+    await expectFocusOn(panel, '#model-current', 'after Escape');
+
+    // Tab leaves the menu and closes it; Shift+Tab lands on its button.
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, item('second-model-entry'), 'open again');
+    await press(panel, 'Tab');
+    await panel.waitFor(() => document.getElementById('model-menu').hidden, undefined, { message: 'Tab closes the menu' });
+    await expectFocusOn(panel, '#settings-toggle', 'Tab goes on past the menu');
+    await press(panel, 'Tab', { shift: true });
+    await expectFocusOn(panel, '#model-current', 'Shift+Tab back to the button');
+    await press(panel, 'Enter');
+    await press(panel, 'Tab', { shift: true });
+    await panel.waitFor(() => document.getElementById('model-menu').hidden, undefined, { message: 'Shift+Tab closes it' });
+    await expectFocusOn(panel, '#model-current', 'Shift+Tab out of the menu');
+    assert.equal((await settings(h)).activeModelId, 'second-model-entry', 'moving through the menu chose nothing');
+    await close(shell);
+  });
+
+  it('works by keyboard alone: Settings (tabs by arrow keys, the model form, the toast, About, closing)', async () => {
+    const shell = await openShell({ model: true });
+    const { panel } = shell;
+    await enableKeyboard(panel);
+    const selectedTab = () => panel.evaluate(() => ({
+      selected: document.querySelector('.settings-tab[aria-selected="true"]')?.dataset.tab,
+      pane: [...document.querySelectorAll('.settings-tab-pane')].filter(pane => !pane.hidden).map(pane => pane.dataset.pane),
+      focused: document.activeElement?.dataset.tab ?? null,
+    }));
+
+    await tabTo(panel, '#settings-toggle');
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#settings-panel', { message: 'Enter opens Settings' });
+    assert.equal(await expanded(panel, '#settings-toggle'), 'true');
+    await tabTo(panel, '#settings-tab-general');
+    for (const [key, tab] of [['ArrowRight', 'models'], ['End', 'mcp'], ['ArrowRight', 'general'], ['ArrowLeft', 'mcp'],
+      ['Home', 'general'], ['ArrowRight', 'models']]) {
+      await press(panel, key);
+      assert.deepEqual(await selectedTab(), { selected: tab, pane: [tab], focused: tab }, `${key} shows and focuses ${tab}`);
+    }
+
+    // The model form: Enter opens it on its first field, Escape cancels it (Settings stays).
+    await tabTo(panel, '#add-model-btn');
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, '#mf-name', 'the model form opens on its first field');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('model-form').hidden, undefined, { message: 'Escape closes the form' });
+    assert.equal(await panel.evaluate(visible, '#settings-panel'), true, 'Escape in the form keeps Settings open');
+    await expectFocusOn(panel, '#add-model-btn', 'after Escape in the form');
+
+    // Editing: Cancel gives focus back to the row's Edit button.
+    const edit = '#model-registry [data-model-id="fixture-model-entry"] [data-action="edit"]';
+    await tabTo(panel, edit, { shift: true });
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, '#mf-name', 'the edit form');
+    assert.equal(await panel.evaluate(() => document.getElementById('mf-name').value), 'Fixture');
+    await tabTo(panel, '#mf-cancel');
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, edit, 'after Cancel');
+
+    // An error toast is reached with Shift+Tab and dismissed with Enter; focus goes back.
+    await tabTo(panel, '#add-model-btn');
+    await press(panel, 'Enter');
+    await tabTo(panel, '#mf-save');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('status').classList.contains('is-error'), undefined,
+      { message: 'the refusal toast' });
+    await tabTo(panel, '#status-close', { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('status').hidden, undefined, { message: 'the toast dismissed' });
+    await expectFocusOn(panel, '#settings-close', 'focus back where it came from');
+    await press(panel, 'Escape');
+    await expectFocusOn(panel, '#settings-toggle', 'Escape closes Settings (the form was open)');
+
+    // About: it opens on its close button, Tab stays inside, Escape returns focus.
+    await press(panel, 'Enter');
+    await tabTo(panel, '#settings-tab-general');
+    await press(panel, 'Enter');
+    await tabTo(panel, '#about-settings-button');
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#about-dialog-layer', { message: 'the About dialog' });
+    await expectFocusOn(panel, '#about-dialog-close', 'About opens on its close button');
+    for (let i = 0; i < 4; i += 1) await press(panel, 'Tab');
+    await expectFocusOn(panel, '#about-dialog-close', 'Tab goes round the dialog (close and three links)');
+    await press(panel, 'Tab', { shift: true });
+    await expectFocusOn(panel, '#about-chrome-store-link', 'Shift+Tab from the first control goes to the last');
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('about-dialog-layer').hidden, undefined, { message: 'Escape closes About' });
+    await expectFocusOn(panel, '#about-settings-button', 'after Escape in About');
+    await tabTo(panel, '#about-settings-button');
+    await press(panel, ' ');
+    await expectFocusOn(panel, '#about-dialog-close', 'Space opens About');
+    await press(panel, 'Enter');
+    await expectFocusOn(panel, '#about-settings-button', 'its close button returns focus');
+
+    // The close button closes Settings onto the Settings button.
+    await tabTo(panel, '#settings-close', { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('settings-panel').hidden, undefined, { message: 'Settings closed' });
+    await expectFocusOn(panel, '#settings-toggle', 'after closing Settings');
+    assert.equal(await expanded(panel, '#settings-toggle'), 'false');
+    await close(shell);
+  });
+
+  it('works by keyboard alone: the Context menu and the attachment chips', async () => {
+    const shell = await openShell({ model: true });
+    const { fixture, panel } = shell;
+    await enableKeyboard(panel);
+    await fixture.page.evaluate(() => window.__typstFixture.selectLine(1));
+    await panel.waitFor(() => !document.getElementById('add-context-btn').disabled, undefined,
+      { message: 'the Context button is enabled' });
+    const option = kind => `#add-context-menu [data-add="${kind}"]`;
+
+    await tabTo(panel, '#add-context-btn', { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(visible, '#add-context-menu', { message: 'Enter opens the Context menu' });
+    await expectFocusOn(panel, option('selection'), 'the menu opens on its first item');
+    assert.equal(await expanded(panel, '#add-context-btn'), 'true');
+    for (const [key, kind] of [['ArrowDown', 'preview'], ['End', 'opened_image'], ['ArrowDown', 'selection'],
+      ['ArrowUp', 'opened_image'], ['Home', 'selection']]) {
+      await press(panel, key);
+      await expectFocusOn(panel, option(kind), key);
+    }
+    await press(panel, 'Escape');
+    await panel.waitFor(() => document.getElementById('add-context-menu').hidden, undefined, { message: 'Escape closes it' });
+    await expectFocusOn(panel, '#add-context-btn', 'after Escape');
+
+    await press(panel, 'ArrowDown');
+    await expectFocusOn(panel, option('selection'), 'ArrowDown opens it on its first item');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.querySelector('#context-attachments .context-chip'), undefined,
+      { message: 'the selection chip' });
+    await expectFocusOn(panel, '#add-context-btn', 'after choosing');
+    assert.equal(await panel.evaluate(visible, '#add-context-menu'), false);
+
+    // The chip's Remove button: reached with Shift+Tab; focus goes to the message field after.
+    await tabTo(panel, '#context-attachments .context-chip-del', { shift: true });
+    await press(panel, 'Enter');
+    await panel.waitFor(() => !document.querySelector('#context-attachments .context-chip'), undefined,
+      { message: 'the chip removed' });
+    await expectFocusOn(panel, '#user-input', 'after removing the last chip');
     await close(shell);
   });
 });

@@ -4,7 +4,8 @@
 // and deleting a custom tool and an MCP server; invalid JSON shown beside its
 // field with line and column and never sent; the save-time name rules as the
 // user types; focus after every action; and
-// axe-core 4 with no violations in both tabs and in each open form.
+// axe-core 4 (a11y.mjs: the whole panel, both themes) with no violations in
+// both tabs and in each open form.
 //
 // What the panel stored is read back from the worker (LOAD_CUSTOM_TOOLS,
 // LOAD_MCP_SERVERS through h.request), so a test fails when either side is
@@ -12,39 +13,14 @@
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { poll } from './harness.mjs';
 import { forEachBuild } from './suite.mjs';
-
-const require = createRequire(import.meta.url);
-
-/** axe-core's browser build, injected into the panel with Runtime.evaluate. */
-async function axeSource() {
-  let path;
-  try {
-    path = require.resolve('axe-core/axe.min.js');
-  } catch {
-    throw new Error('axe-core 4 is not installed: run `npm ci` in tests/ (it is a devDependency)');
-  }
-  return readFile(path, 'utf8');
-}
+import { assertAccessible, enableKeyboard, focused, press, retype, tabTo, type } from './a11y.mjs';
 
 const STORAGE_KEYS = ['typstAgent.customTools', 'typstAgent.mcpServers'];
 
 // ------------------------------------------------------------ panel helpers
 // (serialised into the panel with Function.prototype.toString)
-
-function focused() {
-  const element = document.activeElement;
-  if (!element || element === document.body) return null;
-  const row = element.closest('[data-record-id]');
-  return {
-    id: element.id || null,
-    action: element.dataset.action ?? null,
-    row: row?.dataset.recordId ?? null,
-  };
-}
 
 function visible(selector) {
   const element = document.querySelector(selector);
@@ -82,58 +58,6 @@ function toastText() {
     : null;
 }
 
-async function axeViolations(selector) {
-  // eslint-disable-next-line no-undef
-  const results = await axe.run(document.querySelector(selector), { resultTypes: ['violations'] });
-  return results.violations.map(v => ({
-    id: v.id,
-    impact: v.impact,
-    nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5),
-  }));
-}
-
-// ------------------------------------------------------------ keyboard
-
-const KEYS = {
-  Tab: { code: 'Tab', windowsVirtualKeyCode: 9 },
-  Enter: { code: 'Enter', windowsVirtualKeyCode: 13, text: '\r' },
-  ' ': { code: 'Space', windowsVirtualKeyCode: 32, text: ' ' },
-  Escape: { code: 'Escape', windowsVirtualKeyCode: 27 },
-  ArrowDown: { code: 'ArrowDown', windowsVirtualKeyCode: 40 },
-  End: { code: 'End', windowsVirtualKeyCode: 35 },
-};
-
-/** A real key press in the panel (trusted events, default actions included). */
-async function press(panel, key, { shift = false, commands } = {}) {
-  const info = KEYS[key];
-  const base = { key, modifiers: shift ? 8 : 0, ...info };
-  await panel.session.send('Input.dispatchKeyEvent', { type: info.text ? 'keyDown' : 'rawKeyDown', ...base, ...(commands ? { commands } : {}) });
-  await panel.session.send('Input.dispatchKeyEvent', { type: 'keyUp', ...base, text: undefined });
-}
-
-/** Types text into the focused control, as an IME commit (input events). */
-async function type(panel, text) {
-  await panel.session.send('Input.insertText', { text });
-}
-
-/** Selects everything in the focused field and types `text` over it. */
-async function retype(panel, text) {
-  await panel.session.send('Input.dispatchKeyEvent', {
-    type: 'rawKeyDown', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2, commands: ['selectAll'],
-  });
-  await panel.session.send('Input.dispatchKeyEvent', { type: 'keyUp', key: 'a', code: 'KeyA', windowsVirtualKeyCode: 65, modifiers: 2 });
-  await type(panel, text);
-}
-
-/** Presses Tab (or Shift+Tab) until the focused element matches `selector`. */
-async function tabTo(panel, selector, { shift = false, max = 80 } = {}) {
-  for (let i = 0; i < max; i += 1) {
-    if (await panel.evaluate(s => !!document.activeElement?.matches(s), selector)) return;
-    await press(panel, 'Tab', { shift });
-  }
-  throw new Error(`Tab never reached ${selector} (focus is on ${JSON.stringify(await panel.evaluate(focused))})`);
-}
-
 // ------------------------------------------------------------ suite
 
 forEachBuild('panel tools and MCP', get => {
@@ -150,8 +74,7 @@ forEachBuild('panel tools and MCP', get => {
     const { windowId } = await h.tabInfo(fixture.tabId);
     const panel = await h.openSidePanel({ windowId });
     await panel.waitForReady();
-    await panel.session.send('Emulation.setFocusEmulationEnabled', { enabled: true });
-    await panel.evaluate(await axeSource());
+    await enableKeyboard(panel);
     return { h, fixture, panel };
   }
 
@@ -181,11 +104,6 @@ forEachBuild('panel tools and MCP', get => {
     await panel.waitFor(visible, `[data-pane="${name}"]`, { message: `the ${name} pane` });
   }
 
-  async function assertAxeClean(panel, where) {
-    const violations = await panel.evaluate(axeViolations, '#settings-panel');
-    assert.deepEqual(violations, [], `axe-core violations in ${where}`);
-  }
-
   async function expectFocus(panel, expected, message) {
     const found = await panel.waitFor(wanted => {
       const element = document.activeElement;
@@ -206,7 +124,7 @@ forEachBuild('panel tools and MCP', get => {
     await panel.waitFor(visible, '#tool-registry-empty', { message: 'the empty note' });
     assert.match(await panel.evaluate(() => document.querySelector('[data-pane="tools"] .settings-help').textContent),
       /\{"tool": <name>, "arguments"/);
-    await assertAxeClean(panel, 'the Tools tab');
+    await assertAccessible(panel, 'the Tools tab');
 
     // Add: the form opens on its first field.
     await tabTo(panel, '#add-tool-btn');
@@ -215,7 +133,7 @@ forEachBuild('panel tools and MCP', get => {
     await expectFocus(panel, { id: 'tf-name' }, 'the form opens');
     assert.equal(await panel.evaluate(() => document.getElementById('tool-form-title').textContent), 'Add custom tool');
     assert.equal(await panel.evaluate(() => document.getElementById('tf-enabled').checked), true);
-    await assertAxeClean(panel, 'the empty tool form');
+    await assertAccessible(panel, 'the empty tool form');
 
     // The save-time rules run as the user types: a built-in's name is refused beside the field.
     await type(panel, 'read_document');
@@ -234,7 +152,7 @@ forEachBuild('panel tools and MCP', get => {
     assert.equal(headers.invalid, 'true');
     assert.equal(headers.describedBy, 'tf-headers-error');
     assert.match(headers.error, /line 3, column 3/);
-    await assertAxeClean(panel, 'the tool form with a problem');
+    await assertAccessible(panel, 'the tool form with a problem');
 
     // Save with invalid JSON: refused in the panel, nothing stored.
     await tabTo(panel, '#tool-save');
@@ -268,14 +186,14 @@ forEachBuild('panel tools and MCP', get => {
       id: tool.id, name: 'search_papers', meta: 'tools.fixture · Searches the fixture library.',
       switch: { checked: 'true', label: 'search_papers enabled' },
     }]);
-    await assertAxeClean(panel, 'the Tools tab with a tool');
+    await assertAccessible(panel, 'the Tools tab with a tool');
 
     // Edit: tick Trusted and save; the fingerprint is the panel's.
     await press(panel, 'Enter');
     await panel.waitFor(visible, '#tool-form', { message: 'the edit form' });
     await expectFocus(panel, { id: 'tf-name' }, 'the edit form opens');
     assert.equal(await panel.evaluate(() => document.getElementById('tool-form-title').textContent), 'Edit custom tool');
-    await assertAxeClean(panel, 'the filled tool form');
+    await assertAccessible(panel, 'the filled tool form');
     await tabTo(panel, '#tf-trusted');
     await press(panel, ' ');
     assert.equal(await panel.evaluate(() => document.getElementById('tf-trusted').checked), true);
@@ -333,7 +251,7 @@ forEachBuild('panel tools and MCP', get => {
     await openTab(panel, 'mcp');
     assert.match(await panel.evaluate(() => document.querySelector('[data-pane="mcp"] .settings-help').textContent),
       /mcp__<server>_<hash>__<tool>_<hash>/);
-    await assertAxeClean(panel, 'the MCP tab');
+    await assertAccessible(panel, 'the MCP tab');
 
     await tabTo(panel, '#add-mcp-btn');
     await press(panel, 'Enter');
@@ -346,7 +264,7 @@ forEachBuild('panel tools and MCP', get => {
       return { live: result.getAttribute('aria-live'), role: result.getAttribute('role'), hidden: result.hidden };
     });
     assert.deepEqual(region, { live: 'polite', role: 'status', hidden: true });
-    await assertAxeClean(panel, 'the empty MCP form');
+    await assertAccessible(panel, 'the empty MCP form');
 
     // A cleartext non-loopback URL needs the acknowledgement: shown beside the URL, not probed.
     await type(panel, 'lab');
@@ -361,7 +279,7 @@ forEachBuild('panel tools and MCP', get => {
       return !result.hidden && result.classList.contains('err') && result.textContent;
     }, undefined, { message: 'the probe refused in the panel' });
     assert.match(probe, /^Not probed: /);
-    await assertAxeClean(panel, 'the MCP form with a problem and a probe result');
+    await assertAccessible(panel, 'the MCP form with a problem and a probe result');
 
     // Invalid headers JSON: line and column beside the field; Save sends nothing.
     await tabTo(panel, '#mcp-url', { shift: true });
@@ -400,13 +318,13 @@ forEachBuild('panel tools and MCP', get => {
     assert.deepEqual(await panel.evaluate(rows, 'mcp-registry'), [{
       id: server.id, name: 'lab', meta: 'localhost:7000', switch: { checked: 'true', label: 'lab enabled' },
     }]);
-    await assertAxeClean(panel, 'the MCP tab with a server');
+    await assertAccessible(panel, 'the MCP tab with a server');
 
     // Edit: the protocol is a covered field, so changing it unticks Trusted.
     await press(panel, 'Enter');
     await expectFocus(panel, { id: 'mcp-name' }, 'the server edit form');
     assert.equal(await panel.evaluate(() => document.getElementById('mcp-trusted').checked), true);
-    await assertAxeClean(panel, 'the filled MCP form');
+    await assertAccessible(panel, 'the filled MCP form');
     await tabTo(panel, '#mcp-protocol');
     await press(panel, 'ArrowDown');
     await panel.waitFor(() => document.getElementById('mcp-protocol').value === '2025-11-25', undefined,

@@ -1,9 +1,12 @@
 // The real side panel (opened with chrome.sidePanel.open, not a tab): the Rust UI
-// renders, follows the saved theme, and gates on the active tab being typst.app.
+// renders, follows the saved theme, and gates on the active tab being typst.app
+// (the banner off typst.app, the notice on typst.app without a project), with
+// no axe-core violations in either state.
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachBuild } from './suite.mjs';
+import { assertAccessible } from './a11y.mjs';
 
 function panelState() {
   const banner = document.getElementById('tab-gate-banner');
@@ -75,6 +78,7 @@ forEachBuild('side panel', get => {
       return element && element.hidden === false ? { hidden: false, visible: element.checkVisibility() } : null;
     }, undefined, { message: '#tab-gate-banner to be shown on the non-typst tab' });
     assert.deepEqual(shown, { hidden: false, visible: true });
+    await assertAccessible(panel, 'the tab gate banner off typst.app');
 
     await h.activateTab(fixture.tabId);
     await panel.waitFor(() => document.getElementById('tab-gate-banner')?.hidden === true, undefined,
@@ -83,5 +87,34 @@ forEachBuild('side panel', get => {
     await panel.close();
     await other.page.close();
     await fixture.page.close();
+  });
+  it('asks for a project on typst.app outside a project, with no axe-core violations', async () => {
+    const h = get();
+    const dashboard = 'https://typst.app/dashboard';
+    const unroute = h.addRoute(url => url === dashboard, route => route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Dashboard – Typst</title>' +
+        '<link rel="icon" href="data:,"></head><body><p>Your projects.</p></body></html>',
+    }));
+    try {
+      const { fixture, panel } = await openBesideFixture(h);
+      const other = await h.openNonTypstTab(dashboard);
+      await h.activateTab(other.tabId);
+      const notice = await panel.waitFor(() => {
+        const message = document.getElementById('status-message')?.textContent ?? '';
+        return /project/i.test(message) && !document.getElementById('status').hidden ? {
+          message,
+          banner: document.getElementById('tab-gate-banner').hidden,
+        } : null;
+      }, undefined, { message: 'the notice asking for a project' });
+      assert.deepEqual(notice, { message: 'Open a typst.app project to start.', banner: true });
+      await assertAccessible(panel, 'the tab gate on typst.app without a project');
+      await panel.close();
+      await other.page.close();
+      await fixture.page.close();
+    } finally {
+      unroute();
+    }
   });
 });

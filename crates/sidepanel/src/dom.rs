@@ -208,12 +208,12 @@ pub(crate) fn select(id: &str) -> Option<web_sys::HtmlSelectElement> {
     by_id(id)?.dyn_into().ok()
 }
 
-/// Sets `disabled` on a form control of any kind.
 /// Whether a control carries the `disabled` attribute.
 pub(crate) fn is_disabled(element: &Element) -> bool {
     element.has_attribute("disabled")
 }
 
+/// Sets `disabled` on a form control of any kind.
 pub(crate) fn set_disabled(element: &Element, disabled: bool) {
     let _ = if disabled {
         element.set_attribute("disabled", "")
@@ -229,5 +229,26 @@ pub(crate) fn is_hidden(element: &Element) -> bool {
 pub(crate) fn focus(element: &Element) {
     if let Some(html) = element.dyn_ref::<HtmlElement>() {
         let _ = html.focus();
+    }
+}
+
+/// The focused element, unless focus is nowhere in particular (the body).
+pub(crate) fn active_element() -> Option<Element> {
+    let document = document()?;
+    let active = document.active_element()?;
+    let body: Option<Element> = document.body().map(Into::into);
+    (Some(&active) != body.as_ref()).then_some(active)
+}
+
+/// Whether focus is on `container` or inside it.
+pub(crate) fn has_focus_within(container: &Element) -> bool {
+    active_element().is_some_and(|active| container.contains(Some(active.as_ref())))
+}
+
+/// Before `container` hides or loses the focused control: focus `fallback`
+/// when focus is inside, so it does not fall back to the page's start.
+pub(crate) fn keep_focus(container: &Element, fallback: &Element) {
+    if has_focus_within(container) && fallback.is_connected() {
+        focus(fallback);
     }
 }

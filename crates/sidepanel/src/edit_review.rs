@@ -196,6 +196,8 @@ pub(crate) fn diff_title(preview: &DiffPreview) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PermissionLabels {
     pub(crate) short: &'static str,
+    /// The button's accessible name: it starts with the visible words
+    /// ("Edits", then `short`), so speech users can say what they see.
     pub(crate) aria_label: &'static str,
     pub(crate) title: &'static str,
 }
@@ -204,12 +206,12 @@ pub(crate) const fn permission_labels(mode: EditorApprovalMode) -> PermissionLab
     match mode {
         EditorApprovalMode::Auto => PermissionLabels {
             short: "Auto",
-            aria_label: "Document edits: applied without review",
+            aria_label: "Edits: Auto (document edits are applied without review)",
             title: "The agent's document edits are applied without asking",
         },
         EditorApprovalMode::Ask => PermissionLabels {
             short: "Ask",
-            aria_label: "Document edits: review before applying",
+            aria_label: "Edits: Ask (document edits wait for your review)",
             title: "You review each document edit before it is applied",
         },
     }

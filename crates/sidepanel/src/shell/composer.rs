@@ -1,7 +1,7 @@
 //! DOM of the composer: enabled states, Send/Stop, attachment chips, the
 //! auto-growing input and the Context menu.
 
-use super::icons;
+use super::{icons, popup};
 use crate::app::ComposerState;
 use crate::attachments::{Attachments, selection_chip_label};
 use crate::dom::{self, by_id, el, icon};
@@ -57,12 +57,30 @@ pub(crate) fn show(state: ComposerState) {
     }
 }
 
-/// Rebuilds the chips. Removal buttons carry `data-attachment-id`.
+/// Rebuilds the chips. Removal buttons carry `data-attachment-id`. Focus on
+/// a removal button stays at its place in the row (the next chip's button,
+/// else the last one, else the message input).
 pub(crate) fn render_attachments(attachments: &Attachments) {
     let Some(root) = by_id("context-attachments") else {
         return;
     };
+    let focused = dom::active_element().and_then(|active| {
+        dom::query_all(&root, "[data-attachment-id]")
+            .iter()
+            .position(|button| *button == active)
+    });
     dom::clear(&root);
+    fill_attachments(&root, attachments);
+    if let Some(index) = focused {
+        let buttons = dom::query_all(&root, "[data-attachment-id]");
+        match buttons.get(index).or(buttons.last()) {
+            Some(button) => dom::focus(button),
+            None => focus(),
+        }
+    }
+}
+
+fn fill_attachments(root: &Element, attachments: &Attachments) {
     for (index, selection) in attachments.selections.iter().enumerate() {
         let chip = el("div")
             .class("context-chip")
@@ -102,7 +120,7 @@ pub(crate) fn render_attachments(attachments: &Attachments) {
             .build();
         let _ = root.append_child(&chip);
     }
-    dom::set_hidden(&root, attachments.is_empty());
+    dom::set_hidden(root, attachments.is_empty());
 }
 
 fn textarea() -> Option<web_sys::HtmlTextAreaElement> {
@@ -148,14 +166,9 @@ pub(crate) fn prefill(prompt: &str) {
 }
 
 pub(crate) fn set_context_menu_open(open: bool) {
-    if let Some(menu) = by_id("add-context-menu") {
-        dom::set_hidden(&menu, !open);
-    }
-    if let Some(button) = by_id("add-context-btn") {
-        let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
-    }
+    popup::set_open("add-context-menu", "add-context-btn", open);
 }
 
 pub(crate) fn is_context_menu_open() -> bool {
-    by_id("add-context-menu").is_some_and(|m| !dom::is_hidden(&m))
+    popup::is_open("add-context-menu")
 }

@@ -3,9 +3,16 @@
 //! and its menu. The words come from [`crate::edit_review`]; the mode is
 //! saved by the controller (the listeners are wired in `mod.rs`).
 
+use super::popup;
 use crate::dom::{self, by_id};
 use crate::edit_review;
 use protocol::constants::EditorApprovalMode;
+use std::cell::Cell;
+
+thread_local! {
+    /// The Edits control had the focus when it was turned off.
+    static REFOCUS: Cell<bool> = const { Cell::new(false) };
+}
 
 /// Mirrors the saved mode and whether it may change now.
 pub(super) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
@@ -17,7 +24,17 @@ pub(super) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
         let _ = button.set_attribute("data-mode", mode.as_str());
         let _ = button.set_attribute("aria-label", labels.aria_label);
         let _ = button.set_attribute("title", labels.title);
+        // A disabled button drops the focus (while the mode saves, a run
+        // streams): it takes it back when enabled again, unless the user
+        // went elsewhere meanwhile.
+        let wrap = by_id("editor-permission-wrap");
+        if disabled && wrap.as_ref().is_some_and(dom::has_focus_within) {
+            REFOCUS.set(true);
+        }
         dom::set_disabled(&button, disabled);
+        if !disabled && REFOCUS.replace(false) && dom::active_element().is_none() {
+            dom::focus(&button);
+        }
     }
     for option in dom::query_document("[data-editor-approval-mode]") {
         let active = option.get_attribute("data-editor-approval-mode").as_deref() == Some(mode.as_str());
@@ -31,16 +48,11 @@ pub(super) fn show_editor_mode(mode: EditorApprovalMode, disabled: bool) {
 }
 
 pub(super) fn set_menu_open(open: bool) {
-    if let Some(menu) = by_id("editor-permission-menu") {
-        dom::set_hidden(&menu, !open);
-    }
-    if let Some(button) = by_id("editor-permission-btn") {
-        let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
-    }
+    popup::set_open("editor-permission-menu", "editor-permission-btn", open);
 }
 
 pub(super) fn is_menu_open() -> bool {
-    by_id("editor-permission-menu").is_some_and(|m| !dom::is_hidden(&m))
+    popup::is_open("editor-permission-menu")
 }
 
 /// Escape: closes an open menu and gives the focus back to its button.

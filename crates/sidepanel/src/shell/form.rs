@@ -76,6 +76,21 @@ pub(super) fn json_input(id: &str, rows: u32, placeholder: &str) -> Element {
         .build()
 }
 
+/// A settings pane: the tab panel its tab names.
+pub(super) fn settings_pane(name: &str) -> El {
+    el("section")
+        .class(if name == "general" {
+            "settings-tab-pane active"
+        } else {
+            "settings-tab-pane"
+        })
+        .id(&format!("settings-pane-{name}"))
+        .attr("data-pane", name)
+        .attr("role", "tabpanel")
+        .attr("aria-labelledby", &format!("settings-tab-{name}"))
+        .flag("hidden", name != "general")
+}
+
 /// A titled group of a settings pane.
 pub(super) fn section(label: &str, children: Vec<Element>) -> Element {
     el("div")

@@ -9,14 +9,67 @@ use crate::settings::Settings;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-/// Rebuilds `#session-list`.
+/// The row and action (`open`, `rename`, `delete`) that hold the focus in
+/// `list`; the rename field counts as its row's Rename button.
+fn focused_row(list: &Element) -> Option<(String, String)> {
+    let active = dom::active_element().filter(|active| list.contains(Some(active.as_ref())))?;
+    let row = active.closest("[data-session-id]").ok()??;
+    let action = if active.class_list().contains("dropdown-item-rename-input") {
+        "rename".to_owned()
+    } else {
+        active.get_attribute("data-action")?
+    };
+    Some((row.get_attribute("data-session-id")?, action))
+}
+
+/// After a rebuild, focus goes back to the same row and action; a row that
+/// went (deleted) hands it to the row now in its place, else to New chat.
+fn restore_focus(list: &Element, before: &[String], (id, action): (String, String)) {
+    let rows = dom::query_all(list, "[data-session-id]");
+    let same = rows
+        .iter()
+        .find(|row| row.get_attribute("data-session-id").as_deref() == Some(id.as_str()));
+    let (row, action) = match same {
+        Some(row) => (Some(row), action.as_str()),
+        None => {
+            let index = before.iter().position(|known| *known == id).unwrap_or(0);
+            (rows.get(index).or(rows.last()), "open")
+        }
+    };
+    let target = row
+        .and_then(|row| row.query_selector(&format!("[data-action='{action}']")).ok().flatten())
+        .or_else(|| by_id("session-new"));
+    if let Some(target) = target {
+        dom::focus(&target);
+    }
+}
+
+/// Rebuilds `#session-list`, keeping the keyboard user's place in it.
 pub(crate) fn render_sessions(sessions: &[SessionMeta], current: Option<&str>) {
     let Some(list) = by_id("session-list") else {
         return;
     };
-    dom::clear(&list);
+    let focus = focused_row(&list);
+    let before: Vec<String> = dom::query_all(&list, "[data-session-id]")
+        .iter()
+        .filter_map(|row| row.get_attribute("data-session-id"))
+        .collect();
+    fill_sessions(&list, sessions, current);
+    if let Some(focus) = focus {
+        restore_focus(&list, &before, focus);
+    }
+}
+
+fn fill_sessions(list: &Element, sessions: &[SessionMeta], current: Option<&str>) {
+    dom::clear(list);
     if sessions.is_empty() {
-        let _ = list.append_child(&el("div").class("dropdown-empty").text("No chats yet").build());
+        let _ = list.append_child(
+            &el("div")
+                .class("dropdown-empty")
+                .attr("role", "listitem")
+                .text("No chats yet")
+                .build(),
+        );
         return;
     }
     for session in sessions {
@@ -133,11 +186,29 @@ pub(crate) fn render_models(settings: &Settings) {
     let Some(list) = by_id("model-list") else {
         return;
     };
-    dom::clear(&list);
+    let focused = dom::active_element()
+        .filter(|active| list.contains(Some(active.as_ref())))
+        .and_then(|active| active.get_attribute("data-model-id"));
+    fill_models(&list, settings);
+    // A redraw under the keyboard user keeps their place in the menu.
+    if let Some(item) = focused.and_then(|id| {
+        dom::query_all(&list, "[data-model-id]")
+            .into_iter()
+            .find(|item| item.get_attribute("data-model-id").as_deref() == Some(id.as_str()))
+    }) {
+        dom::focus(&item);
+    }
+}
+
+fn fill_models(list: &Element, settings: &Settings) {
+    dom::clear(list);
     if settings.models.is_empty() {
+        // A menu always has an item: this one says why there is no other.
         let _ = list.append_child(
             &el("div")
                 .class("dropdown-empty")
+                .attr("role", "menuitem")
+                .attr("aria-disabled", "true")
                 .text("No models yet: add one in Settings → Models.")
                 .build(),
         );
@@ -146,15 +217,17 @@ pub(crate) fn render_models(settings: &Settings) {
     let active = settings.active_model().map(|m| m.id());
     for model in &settings.models {
         let id = model.id();
+        let checked = active.as_deref() == Some(id.as_str());
         let mut item = el("button")
             .attr("type", "button")
-            .class(if active.as_deref() == Some(id.as_str()) {
+            .class(if checked {
                 "dropdown-item active"
             } else {
                 "dropdown-item"
             })
             .attr("data-model-id", &id)
-            .attr("role", "listitem")
+            .attr("role", "menuitemradio")
+            .attr("aria-checked", if checked { "true" } else { "false" })
             .child(el("span").class("dropdown-item-name").text(&model.label()));
         if model.supports_vision() {
             item = item.child(
@@ -166,18 +239,4 @@ pub(crate) fn render_models(settings: &Settings) {
         }
         let _ = list.append_child(&item.build());
     }
-}
-
-/// Opens or closes a header menu and mirrors it on its button.
-pub(crate) fn set_menu_open(menu_id: &str, button_id: &str, open: bool) {
-    if let Some(menu) = by_id(menu_id) {
-        dom::set_hidden(&menu, !open);
-    }
-    if let Some(button) = by_id(button_id) {
-        let _ = button.set_attribute("aria-expanded", if open { "true" } else { "false" });
-    }
-}
-
-pub(crate) fn is_menu_open(menu_id: &str) -> bool {
-    by_id(menu_id).is_some_and(|menu| !dom::is_hidden(&menu))
 }

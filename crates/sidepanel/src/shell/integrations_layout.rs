@@ -4,7 +4,7 @@
 //! is labelled, and each text field has the place beside it where its
 //! problem is shown (`form::checked_field`).
 
-use super::form::{button, check_field, checked_field, json_input, section, text_input};
+use super::form::{button, check_field, checked_field, json_input, section, settings_pane, text_input};
 use crate::dom::el;
 use crate::integration_forms::{FormField, protocol_mode_label};
 use protocol::registry_records::McpProtocolMode;
@@ -197,23 +197,5 @@ pub(super) fn mcp_pane() -> Element {
 }
 
 fn pane(name: &str, content: Element) -> Element {
-    el("section")
-        .class("settings-tab-pane")
-        .attr("data-pane", name)
-        .attr("role", "tabpanel")
-        .flag("hidden", true)
-        .child(content)
-        .build()
-}
-
-/// The Tools and MCP tab buttons (after General and Models).
-pub(super) fn tab_buttons() -> [Element; 2] {
-    [("tools", "Tools"), ("mcp", "MCP")].map(|(tab, label)| {
-        button("settings-tab")
-            .attr("data-tab", tab)
-            .attr("role", "tab")
-            .attr("aria-selected", "false")
-            .text(label)
-            .build()
-    })
+    settings_pane(name).child(content).build()
 }

@@ -4,9 +4,10 @@
 //! chat container and the composer. Element ids are the original's so
 //! habits, styles and tests keep working.
 
-use super::form::{button, check_field, field, section, text_input};
+use super::form::{button, check_field, field, section, settings_pane, text_input};
 use super::icons;
 use super::integrations_layout;
+use super::settings_panel;
 use crate::dom::{el, icon};
 use crate::settings::REASONING_EFFORTS;
 use crate::shortcut;
@@ -56,7 +57,6 @@ fn header() -> Element {
             button("header-btn")
                 .id("session-current")
                 .attr("title", "Switch chat")
-                .attr("aria-haspopup", "menu")
                 .attr("aria-expanded", "false")
                 .attr("aria-controls", "session-menu")
                 .child(icon(14, icons::CHAT))
@@ -67,8 +67,16 @@ fn header() -> Element {
             el("div")
                 .id("session-menu")
                 .class("dropdown-menu")
+                .attr("role", "group")
+                .attr("aria-label", "Chats of this project")
                 .flag("hidden", true)
-                .child(el("div").id("session-list").class("dropdown-list").attr("role", "list"))
+                .child(
+                    el("div")
+                        .id("session-list")
+                        .class("dropdown-list")
+                        .attr("role", "list")
+                        .attr("aria-label", "Chats"),
+                )
                 .child(button("dropdown-action").id("session-new").text("+ New chat")),
         );
     let model = el("div")
@@ -89,8 +97,10 @@ fn header() -> Element {
             el("div")
                 .id("model-menu")
                 .class("dropdown-menu dropdown-menu-right")
+                .attr("role", "menu")
+                .attr("aria-label", "Models")
                 .flag("hidden", true)
-                .child(el("div").id("model-list").class("dropdown-list").attr("role", "list")),
+                .child(el("div").id("model-list").class("dropdown-list")),
         );
     let settings = button("icon-btn")
         .id("settings-toggle")
@@ -227,10 +237,7 @@ fn general_pane() -> Element {
                 .child(icon(15, icons::CHEVRON_RIGHT)),
         )
         .build();
-    el("section")
-        .class("settings-tab-pane active")
-        .attr("data-pane", "general")
-        .attr("role", "tabpanel")
+    settings_pane("general")
         .children([
             section("Appearance", vec![theme]),
             section(
@@ -306,50 +313,50 @@ fn models_pane() -> Element {
                 .child(button("btn btn-ghost").id("mf-cancel").text("Cancel"))
                 .child(button("btn btn-primary").id("mf-save").text("Save")),
         );
-    el("section")
-        .class("settings-tab-pane")
-        .attr("data-pane", "models")
-        .attr("role", "tabpanel")
-        .flag("hidden", true)
+    settings_pane("models")
         .child(
             el("div")
                 .class("settings-section")
                 .child(el("div").class("settings-label").text("Models"))
-                .child(
-                    el("div")
-                        .id("model-registry")
-                        .class("model-registry")
-                        .attr("role", "list"),
-                )
+                .child(el("div").id("model-registry").class("model-registry"))
                 .child(button("ghost-btn").id("add-model-btn").text("+ Add model"))
                 .child(form),
         )
         .build()
 }
 
+/// A settings tab; it controls the pane of the same name
+/// (`settings-tab-<name>` and `settings-pane-<name>` name each other).
+fn settings_tab(tab: &str, label: &str, selected: bool) -> Element {
+    button(if selected {
+        "settings-tab active"
+    } else {
+        "settings-tab"
+    })
+    .id(&format!("settings-tab-{tab}"))
+    .attr("data-tab", tab)
+    .attr("role", "tab")
+    .attr("aria-selected", if selected { "true" } else { "false" })
+    .attr("aria-controls", &format!("settings-pane-{tab}"))
+    .text(label)
+    .build()
+}
+
 fn settings_panel() -> Element {
-    let tabs = el("nav")
+    let tabs = el("div")
         .class("settings-tabs")
         .id("settings-tabs")
         .attr("role", "tablist")
-        .child(
-            button("settings-tab active")
-                .attr("data-tab", "general")
-                .attr("role", "tab")
-                .attr("aria-selected", "true")
-                .text("General"),
-        )
-        .child(
-            button("settings-tab")
-                .attr("data-tab", "models")
-                .attr("role", "tab")
-                .attr("aria-selected", "false")
-                .text("Models"),
-        )
-        .children(integrations_layout::tab_buttons());
-    el("div")
+        .attr("aria-label", "Settings sections")
+        .children(
+            settings_panel::TABS
+                .iter()
+                .map(|(_, name, label)| settings_tab(name, label, *name == "general")),
+        );
+    el("section")
         .id("settings-panel")
         .class("settings-panel collapsed")
+        .attr("aria-labelledby", "settings-title")
         .flag("hidden", true)
         .child(
             el("div")
@@ -357,7 +364,7 @@ fn settings_panel() -> Element {
                 .child(
                     el("div")
                         .class("settings-topline")
-                        .child(el("strong").class("settings-title").text("Settings"))
+                        .child(el("h2").id("settings-title").class("settings-title").text("Settings"))
                         .child(
                             button("icon-btn settings-close")
                                 .id("settings-close")
@@ -405,7 +412,7 @@ fn about_dialog() -> Element {
         .attr("aria-labelledby", "about-dialog-title")
         .attr("aria-describedby", "about-dialog-description")
         .child(
-            el("header")
+            el("div")
                 .class("dialog-header")
                 .child(
                     el("div")
@@ -524,6 +531,9 @@ fn editor_permission() -> Element {
                 .attr("aria-controls", "editor-permission-menu")
                 .attr("data-mode", "ask")
                 .child(el("span").class("editor-permission-label").text("Edits"))
+                // A space between the words, so the visible text reads as
+                // two words ("Edits Ask") that the accessible name starts with.
+                .append_text(" ")
                 .child(
                     el("span")
                         .id("editor-permission-current")
@@ -563,7 +573,7 @@ fn confirm_dialog(prefix: &str, class: &str, title: &str, confirm: &str) -> Elem
         .attr("aria-labelledby", &id("title"))
         .attr("aria-describedby", &id("subtitle"))
         .child(
-            el("header")
+            el("div")
                 .class("dialog-header")
                 .child(
                     el("div")
@@ -580,7 +590,7 @@ fn confirm_dialog(prefix: &str, class: &str, title: &str, confirm: &str) -> Elem
         )
         .child(el("div").id(&id("body")).class("dialog-body"))
         .child(
-            el("footer")
+            el("div")
                 .class("dialog-footer")
                 .child(button("btn").id(&id("cancel")).text("Cancel"))
                 .child(button("btn btn-primary").id(&id("confirm")).text(confirm)),
@@ -601,9 +611,10 @@ fn snapshot_menu() -> Element {
         .class("snapshot-menu")
         .attr("role", "dialog")
         .attr("aria-label", "Document snapshot")
+        .attr("tabindex", "-1")
         .flag("hidden", true)
         .child(
-            el("header")
+            el("div")
                 .class("snapshot-menu-header")
                 .child(
                     el("div")
@@ -620,7 +631,7 @@ fn snapshot_menu() -> Element {
         )
         .child(el("div").id("snapshot-list").class("snapshot-list"))
         .child(
-            el("footer")
+            el("div")
                 .class("snapshot-menu-footer")
                 .text("A copy is kept automatically after each completed answer."),
         )
@@ -646,6 +657,7 @@ fn composer() -> Element {
                 .id("add-context-menu")
                 .class("add-context-menu")
                 .attr("role", "menu")
+                .attr("aria-label", "Attach context")
                 .flag("hidden", true)
                 .child(context_option(
                     "selection",
@@ -709,12 +721,19 @@ pub(crate) fn build(app: &Element) -> Result<Element, JsValue> {
         .text(TAB_GATE_TEXT)
         .build();
     let chat = el("div").class("chat-area").build();
+    // One `main`: Settings (which takes the chat's place while open), the
+    // chat and the composer. The dialogs follow it; each is labelled.
+    let main = el("main")
+        .class("main")
+        .child(settings_panel())
+        .child(chat.clone())
+        .child(composer())
+        .build();
     for part in [
         banner,
         header(),
         toast(),
-        settings_panel(),
-        chat.clone(),
+        main,
         about_dialog(),
         snapshot_menu(),
         confirm_dialog(
@@ -729,7 +748,6 @@ pub(crate) fn build(app: &Element) -> Result<Element, JsValue> {
             "Restore this snapshot?",
             "Restore",
         ),
-        composer(),
     ] {
         app.append_child(&part)?;
     }

@@ -8,7 +8,8 @@
 //! state across a call, so a handler that fires while another flow awaits
 //! sees consistent state. Children of this module take nothing from this
 //! file: what they share with it lives in a leaf (`handle.rs`, `icons.rs`,
-//! `edit_mode.rs`, `form.rs`, `registry_row.rs`). Settings → Tools and MCP
+//! `edit_mode.rs`, `form.rs`, `registry_row.rs`, `popup.rs` — opening and
+//! closing popups, and their keys). Settings → Tools and MCP
 //! are `integrations_layout.rs` (their DOM) and `integrations_panel.rs`
 //! (their views, events and the `Integrations` side of the shell).
 
@@ -22,6 +23,7 @@ mod icons;
 mod integrations_layout;
 mod integrations_panel;
 mod layout;
+mod popup;
 mod recovery;
 mod registry_row;
 mod settings_panel;
@@ -130,7 +132,7 @@ impl Ui for WasmShell {
     }
 
     fn close_session_menu(&self) {
-        header::set_menu_open("session-menu", "session-current", false);
+        popup::set_open("session-menu", "session-current", false);
     }
 
     fn show_settings(&self, settings: &Settings) {
@@ -150,7 +152,7 @@ impl Ui for WasmShell {
     }
 
     fn close_model_menu(&self) {
-        header::set_menu_open("model-menu", "model-current", false);
+        popup::set_open("model-menu", "model-current", false);
     }
 
     fn show_composer(&self, state: ComposerState) {
@@ -305,8 +307,8 @@ fn key_chord(event: &KeyboardEvent) -> KeyChord {
 
 fn open_about(trigger: Option<Element>) {
     composer::set_context_menu_open(false);
-    header::set_menu_open("session-menu", "session-current", false);
-    header::set_menu_open("model-menu", "model-current", false);
+    popup::set_open("session-menu", "session-current", false);
+    popup::set_open("model-menu", "model-current", false);
     ABOUT_TRIGGER.with(|t| *t.borrow_mut() = trigger);
     if let Some(layer) = by_id("about-dialog-layer") {
         dom::set_hidden(&layer, false);
@@ -350,8 +352,8 @@ fn wire_header() {
     });
 
     dom::on_id("session-current", "click", |_| {
-        let open = !header::is_menu_open("session-menu");
-        header::set_menu_open("session-menu", "session-current", open);
+        let open = !popup::is_open("session-menu");
+        popup::set_open("session-menu", "session-current", open);
     });
     dom::on_id("session-new", "click", |_| {
         run(|app| async move { app.create_new_session().await })
@@ -371,7 +373,7 @@ fn wire_header() {
             Some("rename") => begin_rename(&item, session),
             Some("delete") => spawn_local(async move { app.delete_session(id).await }),
             Some("open") => {
-                header::set_menu_open("session-menu", "session-current", false);
+                popup::set_open("session-menu", "session-current", false);
                 spawn_local(async move {
                     app.switch_session(session).await;
                 });
@@ -393,11 +395,17 @@ fn wire_header() {
     });
 
     dom::on_id("model-current", "click", |_| {
-        let open = !header::is_menu_open("model-menu");
-        header::set_menu_open("model-menu", "model-current", open);
+        let open = !popup::is_open("model-menu");
+        popup::set_open("model-menu", "model-current", open);
+        if open {
+            popup::focus_first_item("model-menu");
+        }
     });
     dom::on_id("model-list", "click", |event| {
         if let Some((_, id)) = dom::closest_with(&event, "data-model-id") {
+            // Closed at once, so focus goes back to its button before the
+            // list is redrawn for the choice.
+            popup::set_open("model-menu", "model-current", false);
             run(|app| async move { app.select_model(id).await });
         }
     });
@@ -437,14 +445,24 @@ fn begin_rename(item: &Element, session: SessionMeta) {
 
 fn wire_settings() {
     dom::on_id("settings-tabs", "click", |event| {
-        let tab = match dom::closest_with(&event, "data-tab").map(|(_, t)| t).as_deref() {
-            Some("general") => SettingsTab::General,
-            Some("models") => SettingsTab::Models,
-            Some("tools") => SettingsTab::Tools,
-            Some("mcp") => SettingsTab::Mcp,
-            _ => return,
+        let name = dom::closest_with(&event, "data-tab").map(|(_, t)| t);
+        if let Some((tab, _, _)) = settings_panel::TABS
+            .iter()
+            .find(|(_, n, _)| Some(*n) == name.as_deref())
+        {
+            settings_panel::show_tab(*tab);
+        }
+    });
+    // Arrow keys, Home and End move along the tabs and show each one.
+    dom::on_id("settings-tabs", "keydown", |event| {
+        let (Some(key), Some(focused)) = (event.dyn_ref::<KeyboardEvent>(), dom::active_element()) else {
+            return;
         };
-        settings_panel::show_tab(tab);
+        if let Some(tab) = settings_panel::tab_for_key(&focused, &key.key()) {
+            event.prevent_default();
+            settings_panel::show_tab(tab);
+            settings_panel::focus_tab(tab);
+        }
     });
     dom::on_id("theme-switch", "click", |event| {
         let theme = match dom::closest_with(&event, "data-theme").map(|(_, t)| t).as_deref() {
@@ -482,6 +500,17 @@ fn wire_settings() {
     });
     dom::on_id("add-model-btn", "click", |_| settings_panel::open_model_form(None));
     dom::on_id("mf-cancel", "click", |_| settings_panel::close_model_form());
+    // Escape in the form cancels it and goes no further: Settings stays open.
+    dom::on_id("model-form", "keydown", |event| {
+        if event
+            .dyn_ref::<KeyboardEvent>()
+            .is_some_and(|key| key.key() == "Escape")
+        {
+            event.prevent_default();
+            event.stop_propagation();
+            settings_panel::close_model_form();
+        }
+    });
     dom::on_id("mf-base-url", "input", |_| settings_panel::untick_insecure());
     dom::on_id("mf-save", "click", |_| {
         let form = settings_panel::read_model_form();
@@ -531,7 +560,11 @@ fn wire_composer() {
         if streaming {
             return;
         }
-        composer::set_context_menu_open(!composer::is_context_menu_open());
+        let open = !composer::is_context_menu_open();
+        composer::set_context_menu_open(open);
+        if open {
+            popup::focus_first_item("add-context-menu");
+        }
     });
     dom::on_id("add-context-menu", "click", |event| {
         let kind = match dom::closest_with(&event, "data-add").map(|(_, k)| k).as_deref() {
@@ -566,7 +599,11 @@ fn wire_composer() {
 fn wire_edit_mode() {
     dom::on_id("editor-permission-btn", "click", |event| {
         event.stop_propagation();
-        edit_mode::set_menu_open(!edit_mode::is_menu_open());
+        let open = !edit_mode::is_menu_open();
+        edit_mode::set_menu_open(open);
+        if open {
+            popup::focus_first_item("editor-permission-menu");
+        }
     });
     dom::on_id("editor-permission-menu", "click", |event| {
         let mode = match dom::closest_with(&event, "data-editor-approval-mode")
@@ -601,10 +638,10 @@ fn wire_document() {
         let inside =
             |id: &str| by_id(id).is_some_and(|container| target.as_ref().is_some_and(|t| container.contains(Some(t))));
         if !inside("session-dropdown") {
-            header::set_menu_open("session-menu", "session-current", false);
+            popup::set_open("session-menu", "session-current", false);
         }
         if !inside("model-selector") {
-            header::set_menu_open("model-menu", "model-current", false);
+            popup::set_open("model-menu", "model-current", false);
         }
         if !inside("add-context-wrap") {
             composer::set_context_menu_open(false);
@@ -627,10 +664,15 @@ fn wire_document() {
             if let Some(button) = by_id("add-context-btn") {
                 dom::focus(&button);
             }
-        } else if header::is_menu_open("session-menu") || header::is_menu_open("model-menu") {
+        } else if let Some((menu, button)) = [("session-menu", "session-current"), ("model-menu", "model-current")]
+            .into_iter()
+            .find(|(menu, _)| popup::is_open(menu))
+        {
             event.prevent_default();
-            header::set_menu_open("session-menu", "session-current", false);
-            header::set_menu_open("model-menu", "model-current", false);
+            popup::set_open(menu, button, false);
+            if let Some(button) = by_id(button) {
+                dom::focus(&button);
+            }
         } else if settings_panel::is_open() {
             event.prevent_default();
             settings_panel::set_open(false);
@@ -673,6 +715,7 @@ async fn boot() -> Result<(), JsValue> {
 
     let controller = Controller::new(WasmShell::new(chat));
     handle::install(&controller);
+    controller.shell().toast.track_focus();
     composer::render_attachments(&Attachments::default());
     controller.update_composer();
     wire_header();
@@ -681,6 +724,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_edit_mode();
     integrations_panel::wire();
     recovery::wire();
+    popup::wire();
     wire_document();
     chrome::listen(|message| {
         if let Some(app) = app() {

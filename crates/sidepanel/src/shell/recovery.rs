@@ -139,6 +139,12 @@ fn confirm_revert() {
         app.shell()
             .chat
             .finish_revert(&control, outcome.error.is_some(), note.as_deref());
+        // The dialog's focus went with it: to the control, whose button (if
+        // it still has one) offers what is next.
+        if dom::active_element().is_none() && control.is_connected() {
+            let button = control.query_selector(".edit-revert-button").ok().flatten();
+            dom::focus(&button.unwrap_or(control));
+        }
     });
 }
 
@@ -165,6 +171,8 @@ fn open_menu(trigger: Element) {
     list_message("Loading snapshots…");
     if let Some(menu) = by_id("snapshot-menu") {
         dom::set_hidden(&menu, false);
+        // Into the popover (it names itself); Tab goes on to its controls.
+        dom::focus(&menu);
     }
     position_menu();
     refresh_menu();
@@ -336,6 +344,10 @@ fn render_list(snapshots: &[PublicDocumentSnapshot]) {
 
 fn set_busy(busy: bool) {
     SNAPSHOTS.with(|s| s.borrow_mut().busy = busy);
+    // A button about to turn off would drop the focus: the popover keeps it.
+    if busy && let (Some(menu), Some(list)) = (by_id("snapshot-menu"), by_id("snapshot-list")) {
+        dom::keep_focus(&list, &menu);
+    }
     for button in dom::query_document(".snapshot-item-action") {
         dom::set_disabled(&button, busy);
     }
@@ -481,7 +493,12 @@ fn close_dialog(restore_focus: bool) -> bool {
         ui.dialog = None;
         ui.trigger.take()
     });
-    if restore_focus && let Some(trigger) = trigger.filter(|t| t.is_connected()) {
+    // The chat may have redrawn its answers meanwhile: then the Snapshot
+    // button drawn in the trigger's place takes the focus.
+    let trigger = trigger
+        .filter(|t| t.is_connected())
+        .or_else(|| dom::query_document("#messages .response-snapshot-button").pop());
+    if restore_focus && let Some(trigger) = trigger {
         dom::focus(&trigger);
     }
     true
@@ -506,7 +523,8 @@ fn confirm_dialog() {
                 let restored = app.restore_snapshot(&scope, &snapshot_id).await;
                 set_busy(false);
                 if restored.is_ok() {
-                    close_dialog(false);
+                    // Focus goes back to the Snapshot button it came from.
+                    close_dialog(true);
                 } else {
                     confirm.set_text_content(Some("Restore"));
                     dom::set_disabled(&confirm, false);

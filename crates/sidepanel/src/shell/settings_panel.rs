@@ -52,6 +52,12 @@ pub(crate) fn render_registry(settings: &Settings) {
         return;
     };
     dom::clear(&root);
+    // A list while it has rows; its empty note is not a list item.
+    let _ = if settings.models.is_empty() {
+        root.remove_attribute("role")
+    } else {
+        root.set_attribute("role", "list")
+    };
     if settings.models.is_empty() {
         let _ = root.append_child(
             &el("p")
@@ -107,12 +113,28 @@ pub(crate) fn open_model_form(record: Option<&ModelRecord>) {
     }
 }
 
+/// Closes the model form. Focus that was in it goes back to what opened it:
+/// the edited model's Edit button, else Add model.
 pub(crate) fn close_model_form() {
-    if let Some(element) = by_id("model-form") {
-        dom::set_hidden(&element, true);
+    let Some(form) = by_id("model-form") else {
+        return;
+    };
+    let had_focus = dom::has_focus_within(&form);
+    dom::set_hidden(&form, true);
+    let add = by_id("add-model-btn");
+    if let Some(add) = &add {
+        dom::set_hidden(add, false);
     }
-    if let Some(add) = by_id("add-model-btn") {
-        dom::set_hidden(&add, false);
+    if !had_focus {
+        return;
+    }
+    let edited = value("model-form-id");
+    let edit = dom::query_document("#model-registry [data-model-id]")
+        .into_iter()
+        .find(|row| !edited.is_empty() && row.get_attribute("data-model-id").as_deref() == Some(edited.as_str()))
+        .and_then(|row| row.query_selector("[data-action='edit']").ok().flatten());
+    if let Some(target) = edit.or(add) {
+        dom::focus(&target);
     }
 }
 
@@ -157,9 +179,13 @@ pub(crate) fn show_theme(theme: &str) {
     }
 }
 
-/// Opens or closes the settings panel.
+/// Opens or closes the settings panel; focus inside a closing panel goes
+/// to the Settings button.
 pub(crate) fn set_open(open: bool) {
     if let Some(panel) = by_id("settings-panel") {
+        if !open && let Some(toggle) = by_id("settings-toggle") {
+            dom::keep_focus(&panel, &toggle);
+        }
         let _ = panel.class_list().toggle_with_force("collapsed", !open);
         dom::set_hidden(&panel, !open);
     }
@@ -173,13 +199,44 @@ pub(crate) fn is_open() -> bool {
     by_id("settings-panel").is_some_and(|p| !dom::is_hidden(&p))
 }
 
+/// The settings tabs in their order: the tab, its `data-tab` name (also
+/// in the ids `settings-tab-<name>` and `settings-pane-<name>`) and label.
+pub(super) const TABS: [(SettingsTab, &str, &str); 4] = [
+    (SettingsTab::General, "general", "General"),
+    (SettingsTab::Models, "models", "Models"),
+    (SettingsTab::Tools, "tools", "Tools"),
+    (SettingsTab::Mcp, "mcp", "MCP"),
+];
+
+/// Arrow keys, Home and End on a focused tab: the tab to show and focus.
+pub(crate) fn tab_for_key(focused: &Element, key: &str) -> Option<SettingsTab> {
+    let name = focused.get_attribute("data-tab")?;
+    let index = TABS.iter().position(|(_, n, _)| *n == name)?;
+    let next = match key {
+        "ArrowRight" => (index + 1) % TABS.len(),
+        "ArrowLeft" => index.checked_sub(1).unwrap_or(TABS.len() - 1),
+        "Home" => 0,
+        "End" => TABS.len() - 1,
+        _ => return None,
+    };
+    TABS.get(next).map(|(tab, _, _)| *tab)
+}
+
+/// Focuses the tab button of `tab`.
+pub(crate) fn focus_tab(tab: SettingsTab) {
+    if let Some(button) = TABS
+        .iter()
+        .find(|(t, _, _)| *t == tab)
+        .and_then(|(_, name, _)| by_id(&format!("settings-tab-{name}")))
+    {
+        dom::focus(&button);
+    }
+}
+
 /// Shows one settings tab.
 pub(crate) fn show_tab(tab: SettingsTab) {
-    let name = match tab {
-        SettingsTab::General => "general",
-        SettingsTab::Models => "models",
-        SettingsTab::Tools => "tools",
-        SettingsTab::Mcp => "mcp",
+    let Some(name) = TABS.iter().find(|(t, _, _)| *t == tab).map(|(_, name, _)| *name) else {
+        return;
     };
     let Some(document) = dom::document() else {
         return;

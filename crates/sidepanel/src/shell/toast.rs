@@ -13,6 +13,9 @@ use wasm_bindgen_futures::JsFuture;
 #[derive(Clone, Default)]
 pub(crate) struct ToastView {
     model: Rc<RefCell<Toast>>,
+    /// Where focus was before it entered the toast (it goes back there
+    /// when the toast goes).
+    focus_before: Rc<RefCell<Option<web_sys::Element>>>,
 }
 
 fn set_class(element: &web_sys::Element, class: &str, on: bool) {
@@ -47,6 +50,7 @@ impl ToastView {
                 set_class(&toast, "is-error", is_error);
                 let _ = toast.set_attribute("role", if is_error { "alert" } else { "status" });
                 let _ = toast.set_attribute("aria-hidden", "false");
+                let _ = toast.remove_attribute("inert");
                 set_class(&toast, "is-leaving", false);
                 set_class(&toast, "is-visible", false);
                 dom::set_hidden(&toast, false);
@@ -76,14 +80,60 @@ impl ToastView {
         }
     }
 
+    /// Remembers where focus came from whenever it enters the toast.
+    pub(crate) fn track_focus(&self) {
+        let Some(region) = by_id("status-region") else {
+            return;
+        };
+        let inside = region.clone();
+        let focus_before = self.focus_before.clone();
+        dom::on(&region, "focusin", move |event| {
+            let from = event
+                .dyn_ref::<web_sys::FocusEvent>()
+                .and_then(web_sys::FocusEvent::related_target)
+                .and_then(|target| target.dyn_into::<web_sys::Element>().ok())
+                .filter(|from| !inside.contains(Some(from.as_ref())));
+            if from.is_some() {
+                *focus_before.borrow_mut() = from;
+            }
+        });
+    }
+
+    /// Focus in a toast that goes returns to where it came from (else to
+    /// the message input, else the Settings button).
+    fn release_focus(&self, toast: &web_sys::Element) {
+        if !dom::has_focus_within(toast) {
+            return;
+        }
+        let before = self.focus_before.borrow_mut().take();
+        let usable = |element: &web_sys::Element| {
+            element.is_connected()
+                && !dom::is_disabled(element)
+                && element
+                    .dyn_ref::<web_sys::HtmlElement>()
+                    .is_some_and(|html| html.offset_parent().is_some())
+        };
+        let target = before
+            .filter(usable)
+            .or_else(|| by_id("user-input").filter(usable))
+            .or_else(|| by_id("settings-toggle"));
+        if let Some(target) = target {
+            dom::focus(&target);
+        }
+    }
+
     fn collapse(&self, generation: u64) {
         let Some(toast) = by_id("status") else {
             return;
         };
+        self.release_focus(&toast);
         set_class(&toast, "is-visible", false);
         set_class(&toast, "has-expiry", false);
         set_class(&toast, "is-leaving", true);
+        // Hidden from assistive technology while it fades out, so its
+        // buttons must not take focus either.
         let _ = toast.set_attribute("aria-hidden", "true");
+        let _ = toast.set_attribute("inert", "");
         let view = self.clone();
         Timeout::new(COLLAPSE_DURATION_MS, move || {
             if view.model.borrow().is_current(generation)

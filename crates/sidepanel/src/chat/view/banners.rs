@@ -6,7 +6,7 @@
 //! [`crate::chat::labels`] and [`crate::edit_review`].
 
 use super::diff::diff_element;
-use super::tool_block::set_status;
+use super::tool_block::{keep_focus_in_block, set_status};
 use crate::chat::labels::{self, PreflightPrompt};
 use crate::dom::{self, el};
 use crate::edit_review::{self, ApprovalPrompt};
@@ -139,11 +139,13 @@ impl ApprovalBanner {
 
     /// While the answer is on its way: no second click.
     pub(crate) fn sending(&self) {
+        keep_focus_in_block(&self.block, &self.banner);
         self.buttons(true);
     }
 
     /// The worker took the choice: the banner goes, the pill says what now.
     pub(crate) fn submitted(&self, action: ApprovalAction) {
+        keep_focus_in_block(&self.block, &self.banner);
         self.banner.remove();
         let status = labels::approval_submitted_status(self.editor_review, action);
         set_status(&self.block, &status);

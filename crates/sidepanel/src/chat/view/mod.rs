@@ -53,10 +53,13 @@ impl ChatView {
     /// Builds `#messages` and `#jump-latest` inside `container` and wires
     /// the scroll, click and frame callbacks (once per panel).
     pub(crate) fn mount(container: &Element) -> Result<ChatView, JsValue> {
+        // A named region the keyboard can scroll (it takes focus).
         let messages = el("div")
             .id("messages")
             .class("messages")
+            .attr("role", "region")
             .attr("aria-label", "Chat messages")
+            .attr("tabindex", "0")
             .build();
         let jump = el("button")
             .id("jump-latest")

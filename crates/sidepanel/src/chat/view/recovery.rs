@@ -81,7 +81,12 @@ impl Inner {
         if checkpoint.is_none() && !snapshot {
             return;
         }
-        let control = el("div").class("edit-revert-control response-recovery-control").build();
+        // Focusable from script: it keeps the focus after a revert that
+        // left it without a button.
+        let control = el("div")
+            .class("edit-revert-control response-recovery-control")
+            .attr("tabindex", "-1")
+            .build();
         let _ = control.set_attribute("data-has-snapshot", if snapshot { "true" } else { "false" });
         let revert = checkpoint.as_ref().map(|c| recovery::revert_state(c, false));
         if let Some(checkpoint) = checkpoint {

@@ -93,8 +93,11 @@ impl Inner {
         m.scroll_height() - m.scroll_top() - m.client_height() <= FOLLOW_THRESHOLD_PX
     }
 
+    /// Scrolls to the newest output; the jump button goes, and focus on it
+    /// moves to the chat it scrolled.
     pub(super) fn scroll_to_bottom(&self) {
         self.messages.set_scroll_top(self.messages.scroll_height());
+        dom::keep_focus(&self.jump, &self.messages);
         dom::set_hidden(&self.jump, true);
     }
 

@@ -133,6 +133,13 @@ impl AssistantStream {
                 .approval_actions
                 .insert(approval.call_id.clone(), Rc::new(on_choice));
             inner.finish_mutation(follow);
+            // The run waits for this answer: focus that is nowhere (the
+            // composer turned off at Send) goes to its first choice.
+            if dom::active_element().is_none()
+                && let Ok(Some(first)) = banner.query_selector(".tool-approval-btn")
+            {
+                dom::focus(&first);
+            }
         });
     }
 

@@ -3,7 +3,7 @@
 //! stream, the stored messages and the approval banner.
 
 use crate::chat::labels::{self, ResultSummary, ToolStatus};
-use crate::dom::el;
+use crate::dom::{self, el};
 use protocol::payloads::ToolCallInfo;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -58,7 +58,16 @@ pub(super) fn apply_summary(block: &Element, summary: &ResultSummary) {
 
 pub(super) fn remove_banner(block: &Element) {
     if let Ok(Some(banner)) = block.query_selector(".tool-preflight") {
+        keep_focus_in_block(block, &banner);
         banner.remove();
+    }
+}
+
+/// Before a banner goes or turns its buttons off: focus inside it moves to
+/// its block's header, which then says what happened to the call.
+pub(super) fn keep_focus_in_block(block: &Element, banner: &Element) {
+    if let Ok(Some(header)) = block.query_selector(".tool-block-header") {
+        dom::keep_focus(banner, &header);
     }
 }
 
