@@ -106,6 +106,12 @@ pub mod storage_keys {
     pub const SESSION_BODY_PREFIX: &str = "typstAgent.sessionBody.v2.";
     /// Marker that the v1 → v2 session migration finished.
     pub const SESSION_MIGRATION: &str = "typstAgent.sessionMigration.v2";
+    /// The port's backup of version-1 chats the v2 schema refused: each record
+    /// exactly as stored, beside the id its repaired form migrated to. Written
+    /// before the version-1 store is removed and never removed by the worker
+    /// (`SESSION_STORAGE_STATUS` lists it as `legacyBackup`). The original has
+    /// no such key; it deleted those chats.
+    pub const SESSION_MIGRATION_BACKUP: &str = "typstAgent.sessionMigrationBackup.v2";
     /// The edit-checkpoint index.
     pub const EDIT_CHECKPOINT_INDEX: &str = "typstAgent.editCheckpointIndex.v1";
     /// Prefix of an edit-checkpoint body key; the checkpoint id follows.

@@ -3,55 +3,42 @@
 //!
 //! The migration can stop at any write (quota, a worker stopped by Chrome)
 //! and resumes from its marker (`typstAgent.sessionMigration.v2`): each chat
-//! is written, read back, added to the index and only then marked done, and
-//! the version-1 array is removed only after every migrated chat was
-//! verified. Records that fail the display schema are counted as rejected
-//! (marker id `legacy-index-<i>`) instead of stopping the migration. Ids are
-//! deterministic, so a resumed run recognises what an earlier one wrote:
+//! is written, read back and compared, added to the index and only then
+//! marked done. Ids are deterministic and the original's, so a resumed run
+//! recognises what an earlier one wrote and the same data gives the same ids:
 //! a record's own id, or `legacy-<i>-<stableId(projectId NUL name)>`, with a
-//! longer collision-safe id when two records would share one.
+//! longer collision-safe id (`<base>-legacy-<i>-<fingerprint>`) when two
+//! records would share one ([`fingerprint`](super::fingerprint)).
+//!
+//! No chat is lost, which is where this differs from the original. A record
+//! that fails the display schema is still counted as rejected in the marker
+//! (`legacy-index-<i>`, as the original counts it), but it is also
+//! (1) copied exactly as stored into the backup key
+//! (`typstAgent.sessionMigrationBackup.v2`, written and read back before
+//! anything else of it), and (2) migrated in a repaired form ([`repair`](super::repair))
+//! whose body is marked `repairedLegacy`. The version-1 array is removed only
+//! after every chat it held is readable in v2 and every refused record is in
+//! the backup. A completed marker with a version-1 array still present (an
+//! interrupted cleanup, or chats written by an older version afterwards)
+//! runs the migration again instead of deleting the array unseen; chats
+//! already moved are recognised and not copied twice.
 
 use crate::platform::{Clock, Storage};
+use crate::sessions::fingerprint::{record_text, stable_id};
 use crate::sessions::normalize::{ImportedRecord, normalize_imported_record};
+use crate::sessions::repair::repair_record;
 use crate::sessions::repository::{IndexState, SessionMeta, build_body};
 use crate::sessions::store::Sessions;
 use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Longest prefix of a base id kept in a collision-safe id.
 const COLLISION_BASE_CHARS: usize = 80;
 /// Attempts at a collision-free id before giving up.
 const COLLISION_ATTEMPTS: u32 = 100;
-
-/// FNV-1a (32-bit, seeded 2166136261) over the first UTF-16 unit of every
-/// code point, printed in unpadded base 36 — the original's `stableId`, so
-/// ids derived from the same record match across versions.
-pub(crate) fn stable_id(text: &str) -> String {
-    let mut hash: u32 = 2_166_136_261;
-    for ch in text.chars() {
-        let mut units = [0u16; 2];
-        let first = ch.encode_utf16(&mut units).first().copied().unwrap_or_default();
-        hash = (hash ^ u32::from(first)).wrapping_mul(16_777_619);
-    }
-    to_base36(hash)
-}
-
-fn to_base36(mut value: u32) -> String {
-    const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-    let mut out = Vec::new();
-    loop {
-        out.push(DIGITS.get((value % 36) as usize).copied().unwrap_or(b'0'));
-        value /= 36;
-        if value == 0 {
-            break;
-        }
-    }
-    out.reverse();
-    String::from_utf8(out).unwrap_or_default()
-}
 
 /// The id a version-1 record migrates to, before collision handling.
 fn legacy_session_id(record: &ImportedRecord, index: usize) -> String {
@@ -64,16 +51,9 @@ fn legacy_session_id(record: &ImportedRecord, index: usize) -> String {
 }
 
 /// An id for one of several records sharing a base id, fingerprinted by
-/// content. (Object keys are fingerprinted in sorted order, so an id can
-/// differ from the one the JavaScript version would have derived for a
-/// migration it started and this version resumes; the record is then
-/// migrated under the new id and nothing is lost.)
+/// content as the original fingerprints it.
 fn collision_safe_id(base: &str, record: &ImportedRecord, index: usize, attempt: u32) -> String {
-    let fingerprint = stable_id(&js::json_stringify(&json!({
-        "projectId": record.project_id,
-        "name": record.name,
-        "messages": record.messages,
-    })));
+    let fingerprint = stable_id(&record_text(&record.project_id, &record.name, &record.messages));
     let base = js::truncate_utf16(base, COLLISION_BASE_CHARS);
     if attempt == 0 {
         format!("{base}-legacy-{index}-{fingerprint}")
@@ -83,22 +63,28 @@ fn collision_safe_id(base: &str, record: &ImportedRecord, index: usize, attempt:
 }
 
 /// The body a record migrates to. Version-1 chats may exceed today's 1 MiB
-/// cap; they are kept whole and marked `oversizedLegacy` rather than cut.
-fn legacy_body(id: &str, messages: &[Value], now: f64) -> Result<(Value, u64), StorageError> {
-    match build_body(id, messages, now) {
-        Ok(built) => Ok((built.body, built.bytes)),
-        Err(error) if error.code == StorageErrorCode::TooLarge => {
-            let body = json!({
-                "version": schema_versions::SESSION_REPOSITORY,
-                "id": id,
-                "messages": messages,
-                "oversizedLegacy": true,
-            });
-            let bytes = json_bytes(&body);
-            Ok((body, bytes))
-        }
-        Err(error) => Err(error),
+/// cap; they are kept whole and marked `oversizedLegacy` rather than cut. A
+/// repaired chat is marked `repairedLegacy`.
+fn legacy_body(id: &str, messages: &[Value], repaired: bool, now: f64) -> Result<(Value, u64), StorageError> {
+    let mut body = match build_body(id, messages, now) {
+        Ok(built) => built.body,
+        Err(error) if error.code == StorageErrorCode::TooLarge => json!({
+            "version": schema_versions::SESSION_REPOSITORY,
+            "id": id,
+            "messages": messages,
+            "oversizedLegacy": true,
+        }),
+        Err(error) => return Err(error),
+    };
+    if repaired && let Some(map) = body.as_object_mut() {
+        map.insert("repairedLegacy".into(), Value::Bool(true));
     }
+    let bytes = json_bytes(&body);
+    Ok((body, bytes))
+}
+
+fn verify_failed(message: impl Into<String>) -> StorageError {
+    StorageError::new(StorageErrorCode::MigrationVerifyFailed, message)
 }
 
 struct Marker {
@@ -107,6 +93,21 @@ struct Marker {
 }
 
 impl Marker {
+    fn read(stored: Option<&Value>) -> Marker {
+        Marker {
+            completed: stored
+                .and_then(|m| m.get("completedIds"))
+                .and_then(Value::as_array)
+                .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default(),
+            rejected: stored
+                .and_then(|m| m.get("rejected"))
+                .and_then(js::as_number)
+                .filter(|n| n.is_finite())
+                .unwrap_or(0.0),
+        }
+    }
+
     fn add(&mut self, id: &str) {
         if !self.completed.iter().any(|done| done == id) {
             self.completed.push(id.to_owned());
@@ -116,6 +117,35 @@ impl Marker {
     fn has(&self, id: &str) -> bool {
         self.completed.iter().any(|done| done == id)
     }
+}
+
+/// A version-1 record the display schema refused, and what became of it.
+struct Refused<'r> {
+    index: usize,
+    raw: &'r Value,
+    reason: String,
+    repaired: Option<ImportedRecord>,
+    migrated_as: Option<String>,
+}
+
+impl Refused<'_> {
+    fn backup_entry(&self) -> Value {
+        json!({
+            "legacyIndex": self.index,
+            "reason": self.reason,
+            "migratedAs": self.migrated_as,
+            "record": self.raw,
+        })
+    }
+}
+
+/// Base ids that more than one of `records` would take.
+fn shared_bases<'r>(records: impl Iterator<Item = (usize, &'r ImportedRecord)>) -> HashSet<String> {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for (index, record) in records {
+        *counts.entry(legacy_session_id(record, index)).or_default() += 1;
+    }
+    counts.into_iter().filter(|(_, n)| *n > 1).map(|(id, _)| id).collect()
 }
 
 impl<S: Storage, C: Clock> Sessions<'_, S, C> {
@@ -152,11 +182,15 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
             let mut expected: HashMap<String, Value> = HashMap::new();
             let mut unambiguous = true;
             for (index, raw) in records.iter().enumerate() {
-                let Ok(record) = normalize_imported_record(raw, now) else {
-                    continue;
+                let (record, repaired) = match normalize_imported_record(raw, now) {
+                    Ok(record) => (record, false),
+                    Err(_) => match repair_record(raw, now) {
+                        Some(record) => (record, true),
+                        None => continue,
+                    },
                 };
                 let id = legacy_session_id(&record, index);
-                let (body, _) = legacy_body(&id, &record.messages, now)?;
+                let (body, _) = legacy_body(&id, &record.messages, repaired, now)?;
                 if expected.get(&id).is_some_and(|other| !js::deep_equal(other, &body)) {
                     unambiguous = false;
                 }
@@ -220,128 +254,190 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
         ))
     }
 
+    /// Stores one record under `id` unless it is there already: body, read
+    /// back and compared, then the index, then the marker.
+    async fn store_legacy(
+        &self,
+        id: &str,
+        record: &ImportedRecord,
+        repaired: bool,
+        sessions: &mut Vec<SessionMeta>,
+        marker: &mut Marker,
+    ) -> Result<(), StorageError> {
+        let exists = sessions.iter().any(|meta| meta.id == id);
+        if marker.has(id) && exists {
+            return Ok(());
+        }
+        if !exists {
+            let now = self.now();
+            let (body, bytes) = legacy_body(id, &record.messages, repaired, now)?;
+            let key = self.new_body_key(id);
+            self.write_key(&key, body.clone()).await?;
+            let meta = SessionMeta::describe(
+                id,
+                &record.project_id,
+                &record.name,
+                record.created_at,
+                record.updated_at,
+                &record.messages,
+                bytes,
+                key,
+                record.user_renamed,
+                now,
+            );
+            let read_back = self.read_body(&meta).await?.map(Value::Array);
+            if !read_back.is_some_and(|messages| Some(&messages) == body.get("messages")) {
+                return Err(verify_failed(
+                    "An old chat could not be read back after it was moved; nothing was removed.",
+                ));
+            }
+            sessions.push(meta);
+            self.write_index(sessions).await?;
+        }
+        marker.add(id);
+        self.write_marker(marker, None).await
+    }
+
+    /// Adds the refused records to the backup (as stored, beside the id of
+    /// their repaired form) and checks that it reads back whole.
+    async fn back_up_refused(&self, refused: &[Refused<'_>]) -> Result<(), StorageError> {
+        let stored = self.read_key(storage_keys::SESSION_MIGRATION_BACKUP).await?;
+        let mut entries: Vec<Value> = stored
+            .as_ref()
+            .and_then(|b| b.get("records"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for item in refused {
+            let entry = item.backup_entry();
+            let same = |kept: &Value| {
+                kept.get("legacyIndex") == entry.get("legacyIndex")
+                    && kept
+                        .get("record")
+                        .is_some_and(|record| js::deep_equal(record, item.raw))
+            };
+            match entries.iter_mut().find(|kept| same(kept)) {
+                Some(kept) => *kept = entry,
+                None => entries.push(entry),
+            }
+        }
+        let backup = json!({ "version": 1, "records": entries });
+        self.write_key(storage_keys::SESSION_MIGRATION_BACKUP, backup.clone())
+            .await?;
+        let read_back = self.read_key(storage_keys::SESSION_MIGRATION_BACKUP).await?;
+        if !read_back.is_some_and(|value| js::deep_equal(&value, &backup)) {
+            return Err(verify_failed(
+                "The backup of old chats could not be read back; the old chats were kept.",
+            ));
+        }
+        Ok(())
+    }
+
     /// Moves version-1 chats into the repository (see the module docs).
     pub(super) async fn migrate_legacy(&self) -> Result<(), StorageError> {
         let stored_marker = self.read_key(storage_keys::SESSION_MIGRATION).await?;
-        if js::is_truthy(stored_marker.as_ref().and_then(|m| m.get("complete"))) {
-            // Finish a cleanup an earlier instance could not complete.
-            return self.remove_keys(&[storage_keys::SESSIONS.to_owned()]).await;
-        }
         let legacy = self.read_key(storage_keys::SESSIONS).await?;
-        let legacy_is_list = legacy.as_ref().is_none_or(Value::is_array);
+        if legacy.is_none() && js::is_truthy(stored_marker.as_ref().and_then(|m| m.get("complete"))) {
+            return Ok(());
+        }
         let records: Vec<Value> = legacy.as_ref().and_then(Value::as_array).cloned().unwrap_or_default();
         let mut sessions = self.load_index().await?;
-        let mut marker = Marker {
-            completed: stored_marker
-                .as_ref()
-                .and_then(|m| m.get("completedIds"))
-                .and_then(Value::as_array)
-                .map(|ids| ids.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default(),
-            rejected: stored_marker
-                .as_ref()
-                .and_then(|m| m.get("rejected"))
-                .and_then(js::as_number)
-                .filter(|n| n.is_finite())
-                .unwrap_or(0.0),
-        };
+        let mut marker = Marker::read(stored_marker.as_ref());
         let now = self.now();
-        let normalized: Vec<Option<ImportedRecord>> = records
-            .iter()
-            .map(|raw| normalize_imported_record(raw, now).ok())
-            .collect();
-        let mut base_counts: HashMap<String, usize> = HashMap::new();
-        for (index, record) in normalized.iter().enumerate() {
-            if let Some(record) = record {
-                *base_counts.entry(legacy_session_id(record, index)).or_default() += 1;
-            }
-        }
+        let outcomes: Vec<Result<ImportedRecord, StorageError>> =
+            records.iter().map(|raw| normalize_imported_record(raw, now)).collect();
+        let shared = shared_bases(
+            outcomes
+                .iter()
+                .enumerate()
+                .filter_map(|(index, outcome)| outcome.as_ref().ok().map(|record| (index, record))),
+        );
         let mut expected: Vec<String> = Vec::new();
-        for (index, record) in normalized.iter().enumerate() {
-            let Some(record) = record else {
-                let rejection = format!("legacy-index-{index}");
-                if !marker.has(&rejection) {
-                    marker.rejected += 1.0;
+        let mut refused: Vec<Refused<'_>> = Vec::new();
+        for ((index, outcome), raw) in outcomes.into_iter().enumerate().zip(&records) {
+            match outcome {
+                Ok(record) => {
+                    let duplicated = shared.contains(&legacy_session_id(&record, index));
+                    let id = self.resolve_legacy_id(&record, index, duplicated, &sessions).await?;
+                    self.store_legacy(&id, &record, false, &mut sessions, &mut marker)
+                        .await?;
+                    expected.push(id);
                 }
-                marker.add(&rejection);
-                self.write_marker(&marker, None).await?;
-                continue;
-            };
-            let duplicated = base_counts
-                .get(&legacy_session_id(record, index))
-                .is_some_and(|count| *count > 1);
-            let id = self.resolve_legacy_id(record, index, duplicated, &sessions).await?;
-            expected.push(id.clone());
-            let exists = sessions.iter().any(|meta| meta.id == id);
-            if marker.has(&id) && exists {
-                continue;
-            }
-            if !exists {
-                let (body, bytes) = legacy_body(&id, &record.messages, now)?;
-                let key = self.new_body_key(&id);
-                self.write_key(&key, body).await?;
-                let meta = SessionMeta::describe(
-                    &id,
-                    &record.project_id,
-                    &record.name,
-                    record.created_at,
-                    record.updated_at,
-                    &record.messages,
-                    bytes,
-                    key,
-                    false,
-                    now,
-                );
-                if self.read_body(&meta).await?.is_none() {
-                    return Err(StorageError::new(
-                        StorageErrorCode::MigrationVerifyFailed,
-                        "An old chat could not be read back after it was moved; nothing was removed.",
-                    ));
+                Err(error) => {
+                    let rejection = format!("legacy-index-{index}");
+                    if !marker.has(&rejection) {
+                        marker.rejected += 1.0;
+                    }
+                    marker.add(&rejection);
+                    self.write_marker(&marker, None).await?;
+                    let repaired = repair_record(raw, now);
+                    refused.push(Refused {
+                        index,
+                        raw,
+                        reason: error.message,
+                        repaired,
+                        migrated_as: None,
+                    });
                 }
-                sessions.push(meta);
-                self.write_index(&sessions).await?;
             }
-            marker.add(&id);
-            self.write_marker(&marker, None).await?;
         }
+        self.migrate_refused(&mut refused, &mut sessions, &mut marker, &mut expected)
+            .await?;
+        self.finish_migration(&expected, &marker, legacy.as_ref().is_none_or(Value::is_array))
+            .await
+    }
+
+    /// Backs the refused records up, then migrates their repaired forms.
+    async fn migrate_refused(
+        &self,
+        refused: &mut [Refused<'_>],
+        sessions: &mut Vec<SessionMeta>,
+        marker: &mut Marker,
+        expected: &mut Vec<String>,
+    ) -> Result<(), StorageError> {
+        if refused.is_empty() {
+            return Ok(());
+        }
+        let shared = shared_bases(
+            refused
+                .iter()
+                .filter_map(|item| item.repaired.as_ref().map(|record| (item.index, record))),
+        );
+        for item in refused.iter_mut() {
+            if let Some(record) = &item.repaired {
+                let duplicated = shared.contains(&legacy_session_id(record, item.index));
+                item.migrated_as = Some(self.resolve_legacy_id(record, item.index, duplicated, sessions).await?);
+            }
+        }
+        self.back_up_refused(refused).await?;
+        for item in refused.iter() {
+            if let (Some(record), Some(id)) = (&item.repaired, &item.migrated_as) {
+                self.store_legacy(id, record, true, sessions, marker).await?;
+                expected.push(id.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every moved chat is readable, marks the migration
+    /// complete and only then removes the version-1 array.
+    async fn finish_migration(&self, expected: &[String], marker: &Marker, remove: bool) -> Result<(), StorageError> {
         let final_sessions = self.load_index().await?;
-        for id in &expected {
+        for id in expected {
             let readable = match final_sessions.iter().find(|meta| &meta.id == id) {
                 Some(meta) => self.read_body(meta).await?.is_some(),
                 None => false,
             };
             if !readable {
-                return Err(StorageError::new(
-                    StorageErrorCode::MigrationVerifyFailed,
-                    format!("The moved chat {id} failed its final check; the old chats were kept."),
-                ));
+                return Err(verify_failed(format!(
+                    "The moved chat {id} failed its final check; the old chats were kept."
+                )));
             }
         }
-        self.write_marker(&marker, Some(now)).await?;
-        if legacy_is_list {
+        self.write_marker(marker, Some(self.now())).await?;
+        if remove {
             self.remove_keys(&[storage_keys::SESSIONS.to_owned()]).await?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stable_ids_match_the_original_hash() {
-        // FNV-1a of the empty string is the seed itself.
-        assert_eq!(stable_id(""), to_base36(2_166_136_261));
-        // "a": (2166136261 ^ 97) * 16777619 mod 2^32 = 0xe40c292c.
-        assert_eq!(stable_id("a"), to_base36(0xe40c_292c));
-        assert_eq!(to_base36(0), "0");
-        assert_eq!(to_base36(35), "z");
-        assert_eq!(to_base36(36), "10");
-        // Astral characters hash by their high surrogate only.
-        // Astral characters hash by their high surrogate only (U+1F600 and
-        // U+1F601 share 0xD83D).
-        assert_eq!(stable_id("\u{1F600}"), stable_id("\u{1F601}"));
-        assert_ne!(stable_id("ab"), stable_id("ba"));
     }
 }

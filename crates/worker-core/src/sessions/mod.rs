@@ -23,9 +23,13 @@
 //! Messages are normalised to the display schema on every save and import
 //! ([`normalize`]); `export`/`import` read and write the portable format.
 
+mod fingerprint;
 mod limits;
 mod migration;
 mod normalize;
+#[cfg(test)]
+mod original_tests;
+mod repair;
 mod repository;
 mod routes;
 mod store;

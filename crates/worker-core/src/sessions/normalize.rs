@@ -26,11 +26,11 @@ use protocol::limits::{
 use serde_json::{Map, Value, json};
 
 /// Most display messages in one chat.
-const MAX_MESSAGES: usize = 1_000;
+pub(crate) const MAX_MESSAGES: usize = 1_000;
 /// Longest message text, reasoning or segment text.
-const MAX_MESSAGE_CHARS: usize = 256_000;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 256_000;
 /// Most display segments of one assistant message.
-const MAX_SEGMENTS: usize = 256;
+pub(crate) const MAX_SEGMENTS: usize = 256;
 /// Most tool calls of one assistant message or tools segment.
 pub(crate) const MAX_TOOL_CALLS: usize = 128;
 /// Longest tool-call id or name.
@@ -52,7 +52,8 @@ const MAX_LEGACY_DIAGNOSTICS_COUNT: f64 = 10_000.0;
 /// Diagnostics kept in a `read_diagnostics` summary.
 const MAX_SUMMARY_DIAGNOSTICS: usize = 8;
 
-const OMITTED_PREVIEW_REASON: &str = "The preview image was not kept in saved history, to limit local storage use.";
+pub(crate) const OMITTED_PREVIEW_REASON: &str =
+    "The preview image was not kept in saved history, to limit local storage use.";
 const NO_RESULT: &str = "No result";
 
 /// Whether the record comes from an import file (fail closed on local state)
@@ -79,6 +80,9 @@ pub(crate) struct ImportedRecord {
     pub(crate) messages: Vec<Value>,
     pub(crate) created_at: f64,
     pub(crate) updated_at: f64,
+    /// Whether the user named the chat (exports of the original lack the
+    /// field: not renamed).
+    pub(crate) user_renamed: bool,
 }
 
 /// `String(value ?? '')` cut to `max` UTF-16 units.
@@ -255,7 +259,7 @@ fn is_generic_summary(result: &Value, max: usize) -> bool {
             .is_some_and(|summary| js::utf16_len(summary) <= max + 1)
 }
 
-fn normalize_tool_call(call: &Value) -> Result<Value, String> {
+pub(crate) fn normalize_tool_call(call: &Value) -> Result<Value, String> {
     let Some(map) = call.as_object() else {
         return Err("A tool call must be an object.".into());
     };
@@ -589,6 +593,7 @@ pub(crate) fn normalize_imported_record(record: &Value, now: f64) -> Result<Impo
         messages,
         created_at: finite_timestamp(map.get("createdAt"), now),
         updated_at: finite_timestamp(map.get("updatedAt"), now),
+        user_renamed: js::is_truthy(map.get("userRenamed")),
     })
 }
 

@@ -640,7 +640,8 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
     }
 
     /// `SESSION_STORAGE_STATUS`: bytes used by all local data, and whether
-    /// that is past the warning threshold.
+    /// that is past the warning threshold; while the migration backup holds
+    /// old chats the schema refused, also `legacyBackup: {key, records}`.
     pub(crate) async fn storage_status(&self) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let bytes = self
@@ -648,11 +649,26 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
             .bytes_in_use()
             .await
             .map_err(|error| StorageError::read(&error))?;
-        Ok(json!({
+        let mut status = json!({
             "bytes": bytes,
             "warning": bytes >= u64::from(STORAGE_WARNING_BYTES),
             "warningThreshold": STORAGE_WARNING_BYTES,
-        }))
+        });
+        let backup = self.read_key(storage_keys::SESSION_MIGRATION_BACKUP).await?;
+        let records = backup
+            .as_ref()
+            .and_then(|b| b.get("records"))
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        if records > 0
+            && let Some(map) = status.as_object_mut()
+        {
+            map.insert(
+                "legacyBackup".into(),
+                json!({ "key": storage_keys::SESSION_MIGRATION_BACKUP, "records": records }),
+            );
+        }
+        Ok(status)
     }
 
     /// Saves a run's answer to the chat it was started from (not the chat the

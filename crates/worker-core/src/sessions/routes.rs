@@ -100,7 +100,10 @@ mod tests {
             json!({"ok": true, "removed": 1})
         );
         let imported = data(&worker, "SESSION_IMPORT", json!({"exportData": exported}));
-        assert_eq!(imported, json!({"ok": true, "imported": 1, "rejected": 0}));
+        assert_eq!(
+            imported,
+            json!({"ok": true, "imported": 1, "rejected": 0, "renamed": 0})
+        );
         let imported = data(
             &worker,
             "SESSION_IMPORT",

@@ -575,7 +575,7 @@ fn legacy_chats_migrate_once_with_display_only_attachment_markers() {
 }
 
 #[test]
-fn legacy_migration_keeps_every_record_when_ids_collide_and_counts_rejections() {
+fn legacy_migration_keeps_every_record_when_ids_collide_and_backs_up_rejections() {
     let legacy = json!([
         {"id": "duplicate", "projectId": "p", "name": "First", "messages": [user("one")]},
         {"id": "duplicate", "projectId": "p", "name": "Second", "messages": [user("two")]},
@@ -584,11 +584,31 @@ fn legacy_migration_keeps_every_record_when_ids_collide_and_counts_rejections() 
     ]);
     let env = Env::with(HookedStorage::with(&[(storage_keys::SESSIONS, legacy)]));
     let listed = env.list("p").expect("list");
-    assert_eq!(listed.len(), 3);
+    // The broken record is counted as rejected, as the original counts it,
+    // but it is backed up as stored and migrated as an empty chat.
+    assert_eq!(listed.len(), 4);
+    let repaired = listed
+        .iter()
+        .find(|s| s["name"] == json!("Imported chat"))
+        .expect("repaired");
+    assert_eq!(repaired["messageCount"], json!(0));
+    let backup = env
+        .storage
+        .value(storage_keys::SESSION_MIGRATION_BACKUP)
+        .unwrap_or_default();
+    assert_eq!(
+        backup["records"],
+        json!([{"legacyIndex": 3, "reason": "Chat messages must be an array.", "migratedAs": repaired["id"],
+            "record": {"projectId": "p", "messages": "broken"}}])
+    );
+    let listed: Vec<Value> = listed
+        .into_iter()
+        .filter(|s| s["name"] != json!("Imported chat"))
+        .collect();
     let ids: Vec<String> = listed.iter().map(id_of).collect();
     assert!(ids.iter().any(|id| id.starts_with("duplicate-legacy-0-")));
     assert!(ids.iter().any(|id| id.starts_with("duplicate-legacy-1-")));
-    let derived = format!("legacy-2-{}", migration::stable_id("p\u{0}No id"));
+    let derived = format!("legacy-2-{}", fingerprint::stable_id("p\u{0}No id"));
     assert!(ids.contains(&derived), "{ids:?}");
     let mut contents: Vec<Value> = ids.iter().map(|id| first_content(env.get(id))).collect();
     contents.sort_by_key(Value::to_string);
@@ -714,7 +734,10 @@ fn imports_reject_malformed_records_and_bound_what_they_keep() {
         &env,
         json!({"version": 2, "sessions": [valid, {"projectId": "p", "messages": "bad"}]}),
     );
-    assert_eq!(result, Ok(json!({"ok": true, "imported": 1, "rejected": 1})));
+    assert_eq!(
+        result,
+        Ok(json!({"ok": true, "imported": 1, "rejected": 1, "renamed": 0}))
+    );
     let listed = env.list("p").expect("list");
     assert_eq!(listed[0]["id"], json!("imported"));
     let imported = env.get("imported").expect("imported");
@@ -753,11 +776,11 @@ fn imports_accept_bare_arrays_and_version_one_and_refuse_other_versions() {
     let env = Env::new();
     assert_eq!(
         import(&env, json!([{"id": "a", "messages": []}])),
-        Ok(json!({"ok": true, "imported": 1, "rejected": 0}))
+        Ok(json!({"ok": true, "imported": 1, "rejected": 0, "renamed": 0}))
     );
     assert_eq!(
         import(&env, json!({"version": 1, "sessions": [{"id": "a", "messages": []}]})),
-        Ok(json!({"ok": true, "imported": 1, "rejected": 0}))
+        Ok(json!({"ok": true, "imported": 1, "rejected": 0, "renamed": 1}))
     );
     let ids: Vec<String> = env.list("").expect("list").iter().map(id_of).collect();
     assert_eq!(ids.len(), 2);
@@ -802,7 +825,7 @@ fn imports_enforce_the_aggregate_size_and_reject_oversized_records() {
     let too_large = json!({"id": "huge", "messages": (0..5).map(|_| user(&"x".repeat(250_000))).collect::<Vec<_>>()});
     assert_eq!(
         import(&env, json!([big("a"), too_large])),
-        Ok(json!({"ok": true, "imported": 1, "rejected": 1}))
+        Ok(json!({"ok": true, "imported": 1, "rejected": 1, "renamed": 0}))
     );
     let records: Vec<Value> = (0..9).map(|i| big(&format!("b{i}"))).collect();
     assert_eq!(
@@ -839,7 +862,7 @@ fn imports_reject_coerced_objects_and_unknown_segments() {
     ]);
     assert_eq!(
         import(&env, json!({"version": 2, "sessions": records})),
-        Ok(json!({"ok": true, "imported": 0, "rejected": 3}))
+        Ok(json!({"ok": true, "imported": 0, "rejected": 3, "renamed": 0}))
     );
     assert_eq!(env.list("p").map(|l| l.len()), Ok(0));
 }
@@ -988,7 +1011,7 @@ fn exports_leave_out_local_state_and_imported_receipts_are_unavailable() {
     let target = Env::new();
     assert_eq!(
         import(&target, exported),
-        Ok(json!({"ok": true, "imported": 1, "rejected": 0}))
+        Ok(json!({"ok": true, "imported": 1, "rejected": 0, "renamed": 0}))
     );
     let imported = target.get(&id).expect("imported");
     let receipt = &imported["messages"][0]["segments"][0]["results"]["call-export"]["editCheckpoint"];
@@ -1027,7 +1050,7 @@ fn an_export_import_round_trip_keeps_the_chats() {
     let target = Env::new();
     assert_eq!(
         import(&target, exported.clone()),
-        Ok(json!({"ok": true, "imported": 2, "rejected": 0}))
+        Ok(json!({"ok": true, "imported": 2, "rejected": 0, "renamed": 0}))
     );
     let again = block_on(target.repo().export()).expect("export again");
     assert_eq!(again["sessions"], exported["sessions"]);

@@ -64,6 +64,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
                 "createdAt": js::number_value(meta.created_at),
                 "updatedAt": js::number_value(meta.updated_at),
                 "messages": messages.iter().map(portable).collect::<Vec<_>>(),
+                "userRenamed": meta.user_renamed,
             }));
         }
         Ok(json!({
@@ -79,7 +80,8 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
         }))
     }
 
-    /// `SESSION_IMPORT`: `{ok: true, imported, rejected}`.
+    /// `SESSION_IMPORT`: `{ok: true, imported, rejected, renamed}` — `renamed`
+    /// counts the imported chats whose id was taken and that got a fresh one.
     pub(crate) async fn import(&self, data: &Value) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
         let records = match (import_version(data), data) {
@@ -101,6 +103,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
         let now = self.now();
         let mut prepared: Vec<(String, Value, SessionMeta)> = Vec::new();
         let mut rejected = 0_u64;
+        let mut renamed = 0_u64;
         let mut total_bytes = 0_u64;
         for record in records {
             let Ok(record) = normalize_imported_record(record, now) else {
@@ -114,6 +117,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
             };
             if taken.contains(&id) {
                 id = self.clock.uuid();
+                renamed += 1;
             }
             taken.insert(id.clone());
             let built = match build_body(&id, &record.messages, now) {
@@ -144,7 +148,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
                 &built.messages,
                 built.bytes,
                 key.clone(),
-                false,
+                record.user_renamed,
                 now,
             );
             prepared.push((key, built.body, meta));
@@ -169,7 +173,7 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
             }
             return Err(error);
         }
-        Ok(json!({ "ok": true, "imported": imported, "rejected": rejected }))
+        Ok(json!({ "ok": true, "imported": imported, "rejected": rejected, "renamed": renamed }))
     }
 }
 
