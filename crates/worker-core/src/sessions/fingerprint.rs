@@ -11,8 +11,14 @@
 //! `Value`; they are written sorted, which matches the original whenever the
 //! stored keys were sorted or single.
 
+use crate::sessions::normalize::OMITTED_PREVIEW_REASON;
 use protocol::js;
 use serde_json::{Map, Value};
+
+/// The reason the original's normaliser gives a preview it leaves out. The
+/// port shows its own sentence ([`OMITTED_PREVIEW_REASON`]), but the
+/// original hashed its own, so that is what the fingerprint reads.
+const ORIGINAL_OMITTED_PREVIEW_REASON: &str = "Preview omitted from stored history to limit local retention.";
 
 /// FNV-1a (32-bit, seeded 2166136261) over the first UTF-16 unit of every
 /// code point, printed in unpadded base 36 — the original's `stableId`, so
@@ -219,6 +225,9 @@ fn write_object(map: &Map<String, Value>, shape: Shape, out: &mut String) {
         match (shape, key, child) {
             (Shape::Segment, "results", Value::Object(results)) => {
                 write_results(results, &call_ids, out);
+            }
+            (Shape::Preview, "reason", Value::String(reason)) if reason == OMITTED_PREVIEW_REASON => {
+                out.push_str(&js::json_stringify(&Value::from(ORIGINAL_OMITTED_PREVIEW_REASON)));
             }
             _ => write(child, shape.child(key), out),
         }

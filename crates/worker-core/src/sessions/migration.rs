@@ -139,6 +139,39 @@ impl Refused<'_> {
     }
 }
 
+/// The body each record of the aggregate migrates to, by the id it gets
+/// while the index is still empty (`None` when two different bodies would
+/// take one id). The repaired forms of refused records get theirs the same
+/// way, among themselves.
+fn planned_bodies(records: &[Value], now: f64) -> Result<HashMap<String, Option<Value>>, StorageError> {
+    let mut good = Vec::new();
+    let mut repaired = Vec::new();
+    for (index, raw) in records.iter().enumerate() {
+        match normalize_imported_record(raw, now) {
+            Ok(record) => good.push((index, record)),
+            Err(_) => repaired.extend(repair_record(raw, now).map(|record| (index, record))),
+        }
+    }
+    let mut planned: HashMap<String, Option<Value>> = HashMap::new();
+    for (group, is_repaired) in [(good, false), (repaired, true)] {
+        let shared = shared_bases(group.iter().map(|(index, record)| (*index, record)));
+        for (index, record) in &group {
+            let base = legacy_session_id(record, *index);
+            let id = if shared.contains(&base) {
+                collision_safe_id(&base, record, *index, 0)
+            } else {
+                base
+            };
+            let (body, _) = legacy_body(&id, &record.messages, is_repaired, now)?;
+            let clash = planned
+                .get(&id)
+                .is_some_and(|other| !other.as_ref().is_some_and(|o| js::deep_equal(o, &body)));
+            planned.insert(id, if clash { None } else { Some(body) });
+        }
+    }
+    Ok(planned)
+}
+
 /// Base ids that more than one of `records` would take.
 fn shared_bases<'r>(records: impl Iterator<Item = (usize, &'r ImportedRecord)>) -> HashSet<String> {
     let mut counts: HashMap<String, usize> = HashMap::new();
@@ -178,31 +211,15 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
         let complete = js::is_truthy(marker.as_ref().and_then(|m| m.get("complete")));
         let records = legacy.as_ref().and_then(Value::as_array).filter(|r| !r.is_empty());
         if let (false, Some(records)) = (complete, records) {
-            let now = self.now();
-            let mut expected: HashMap<String, Value> = HashMap::new();
+            let expected = planned_bodies(records, self.now())?;
             let mut unambiguous = true;
-            for (index, raw) in records.iter().enumerate() {
-                let (record, repaired) = match normalize_imported_record(raw, now) {
-                    Ok(record) => (record, false),
-                    Err(_) => match repair_record(raw, now) {
-                        Some(record) => (record, true),
-                        None => continue,
-                    },
-                };
-                let id = legacy_session_id(&record, index);
-                let (body, _) = legacy_body(&id, &record.messages, repaired, now)?;
-                if expected.get(&id).is_some_and(|other| !js::deep_equal(other, &body)) {
-                    unambiguous = false;
-                }
-                expected.insert(id, body);
-            }
             for key in &body_keys {
                 let body = self.read_key(key).await?;
                 let matches = body.as_ref().is_some_and(|body| {
                     body.get("id")
                         .and_then(Value::as_str)
                         .and_then(|id| expected.get(id))
-                        .is_some_and(|wanted| js::deep_equal(wanted, body))
+                        .is_some_and(|wanted| wanted.as_ref().is_some_and(|wanted| js::deep_equal(wanted, body)))
                 });
                 unambiguous &= matches;
             }

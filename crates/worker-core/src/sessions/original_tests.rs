@@ -511,8 +511,18 @@ fn a_pre_v2_profile_moves_with_the_originals_ids_and_answers() {
         expected["data"] = fix_preview(expected["data"].clone());
         assert_eq!(got, expected, "{id}");
     }
-    for id in ["twin-legacy-5-ne258t", "twin-legacy-6-1uai82h", "legacy-7-182v7ni"] {
-        assert!(answers["SESSION_GET"].get(id).is_some(), "{id} is the original's id");
+    // The vectors hold both kinds of derived id: collision-safe ones of
+    // records that share an id, and one of a record without an id.
+    let ids: Vec<&String> = answers["SESSION_GET"]
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    for (prefix, count) in [("twin-legacy-", 2), ("rich-twin-legacy-", 2), ("legacy-7-", 1)] {
+        assert_eq!(
+            ids.iter().filter(|id| id.starts_with(prefix)).count(),
+            count,
+            "{prefix}"
+        );
     }
     for (project, answer) in answers["SESSION_LIST"].as_object().into_iter().flatten() {
         let got = data(&worker, "SESSION_LIST", json!({"projectId": project}));
@@ -644,4 +654,79 @@ fn a_completed_marker_never_deletes_chats_written_after_it_unseen() {
             .sum::<usize>()
     };
     assert_eq!(count(&after), count(&before) + 1);
+}
+
+/// What a finished move left: each chat's id, name and messages, the
+/// backup, and whether anything else is off (orphans, the old store).
+fn moved_state(storage: &HookedStorage) -> Value {
+    let index = storage.value(storage_keys::SESSION_INDEX).unwrap_or_default();
+    let mut chats: Vec<Value> = index["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|meta| {
+            let body = storage.value(meta["bodyKey"].as_str().unwrap_or_default()).unwrap_or_default();
+            json!({"id": meta["id"], "name": meta["name"], "messages": body["messages"], "repaired": body["repairedLegacy"]})
+        })
+        .collect();
+    chats.sort_by_key(|c| c["id"].to_string());
+    let referenced = index["sessions"].as_array().map_or(0, Vec::len);
+    json!({
+        "chats": chats,
+        "backup": storage.value(storage_keys::SESSION_MIGRATION_BACKUP),
+        "orphans": storage.keys_with(storage_keys::SESSION_BODY_PREFIX).len() - referenced,
+        "legacy": storage.value(storage_keys::SESSIONS),
+        "complete": storage.value(storage_keys::SESSION_MIGRATION).map(|m| m["complete"].clone()),
+    })
+}
+
+#[test]
+fn an_interrupted_move_resumes_at_every_write_to_the_same_result() {
+    let v = vectors();
+    let pairs = [(
+        storage_keys::SESSIONS,
+        v["preV2"]["stored"][storage_keys::SESSIONS].clone(),
+    )];
+    let clock = FakeClock::default();
+    let reference = HookedStorage::with(&pairs);
+    let writes = Rc::new(Cell::new(0_usize));
+    let counter = Rc::clone(&writes);
+    reference.before_set(move |_| {
+        counter.set(counter.get() + 1);
+        Ok(())
+    });
+    let store = SessionStore::new();
+    assert!(block_on(Sessions::new(&reference, &clock, &store).list("proj-a")).is_ok());
+    let expected = moved_state(&reference);
+    assert_eq!(expected["orphans"], json!(0));
+    assert_eq!(expected["legacy"], Value::Null);
+    for fail_at in 1..=writes.get() {
+        let storage = HookedStorage::with(&pairs);
+        let counter = Rc::new(Cell::new(0_usize));
+        let seen = Rc::clone(&counter);
+        storage.before_set(move |_| {
+            seen.set(seen.get() + 1);
+            if seen.get() == fail_at {
+                Err(PlatformError("worker stopped".into()))
+            } else {
+                Ok(())
+            }
+        });
+        let store = SessionStore::new();
+        assert!(
+            block_on(Sessions::new(&storage, &clock, &store).list("proj-a")).is_err(),
+            "write {fail_at}"
+        );
+        assert!(
+            storage.value(storage_keys::SESSIONS).is_some(),
+            "write {fail_at}: the old store stays"
+        );
+        storage.clear_hooks();
+        let store = SessionStore::new();
+        assert!(
+            block_on(Sessions::new(&storage, &clock, &store).list("proj-a")).is_ok(),
+            "write {fail_at}"
+        );
+        assert_eq!(moved_state(&storage), expected, "write {fail_at}");
+    }
 }

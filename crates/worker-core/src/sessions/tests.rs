@@ -11,7 +11,7 @@ use crate::platform::Storage;
 use crate::storage::StorageError;
 use futures::future::{join, join3};
 use protocol::constants::storage_keys;
-use protocol::limits::{MAX_SESSION_IMPORT_RECORDS, STORAGE_WARNING_BYTES};
+use protocol::limits::{MAX_SESSION_IMPORT_FILE_BYTES, MAX_SESSION_IMPORT_RECORDS, STORAGE_WARNING_BYTES};
 use serde_json::{Value, json};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -811,6 +811,18 @@ fn imports_enforce_the_record_limit_before_writing_anything() {
     assert_eq!(
         import(&env, Value::Array(records)).map_err(|e| e.code().as_str()),
         Err("SESSION_IMPORT_RECORD_LIMIT")
+    );
+    assert_eq!(env.body_keys(), Vec::<String>::new());
+}
+
+#[test]
+fn imports_larger_than_the_originals_file_bound_are_refused_before_anything_is_read() {
+    let env = Env::new();
+    let text = "z".repeat(MAX_SESSION_IMPORT_FILE_BYTES as usize);
+    let data = json!([{"id": "big", "projectId": "p", "messages": [{"role": "user", "content": text}]}]);
+    assert_eq!(
+        import(&env, data).map_err(|e| e.code().as_str()),
+        Err("SESSION_IMPORT_SIZE_LIMIT")
     );
     assert_eq!(env.body_keys(), Vec::<String>::new());
 }

@@ -2,23 +2,28 @@
 //!
 //! An export holds chats only — no settings, keys, headers, tools, servers,
 //! trust decisions, checkpoints or snapshots — and drops each message's local
-//! editor-state updates. An import accepts that document (version 2), the
-//! version-1 `{version: 1, sessions}` form or a bare array, normalises every
-//! record as imported (no local state, receipts unavailable), counts
-//! records it cannot keep as rejected, and publishes all accepted chats with
-//! one index write: if that write fails, the bodies already written are
-//! removed again and the repository is as before.
+//! editor-state updates. Each chat carries `userRenamed` (the original's
+//! exports do not, so a chat the user named was auto-named again after an
+//! import; a file without it imports as not renamed). An import accepts
+//! that document (version 2), the version-1 `{version: 1, sessions}` form or
+//! a bare array, within the original's bounds (16 MiB of JSON, 500 records,
+//! 8 MiB of stored bodies), normalises every record as imported (no local
+//! state, receipts unavailable), counts records it cannot keep as rejected
+//! and ids it had to replace as renamed, never touches an existing chat,
+//! and publishes all accepted chats with one index write: if a body or that
+//! write fails, the bodies already written are removed again and the
+//! repository is as before.
 
 use crate::platform::{Clock, Storage};
 use crate::sessions::normalize::normalize_imported_record;
 use crate::sessions::repository::{SessionMeta, build_body, format_bytes};
 use crate::sessions::store::Sessions;
-use crate::storage::{StorageError, StorageErrorCode};
+use crate::storage::{StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::schema_versions;
 use protocol::js;
 use protocol::limits::{
     MAX_PERSISTED_PREVIEW_CHARS, MAX_PERSISTED_TOOL_RESULT_CHARS, MAX_SESSION_BODY_BYTES,
-    MAX_SESSION_IMPORT_BODY_BYTES, MAX_SESSION_IMPORT_RECORDS,
+    MAX_SESSION_IMPORT_BODY_BYTES, MAX_SESSION_IMPORT_FILE_BYTES, MAX_SESSION_IMPORT_RECORDS,
 };
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -84,6 +89,15 @@ impl<S: Storage, C: Clock> Sessions<'_, S, C> {
     /// counts the imported chats whose id was taken and that got a fresh one.
     pub(crate) async fn import(&self, data: &Value) -> Result<Value, StorageError> {
         let _guard = self.begin().await?;
+        if json_bytes(data) > u64::from(MAX_SESSION_IMPORT_FILE_BYTES) {
+            return Err(StorageError::new(
+                StorageErrorCode::ImportSizeLimit,
+                format!(
+                    "The import is larger than {}; nothing was imported.",
+                    format_bytes(u64::from(MAX_SESSION_IMPORT_FILE_BYTES))
+                ),
+            ));
+        }
         let records = match (import_version(data), data) {
             (_, Value::Array(records)) => records,
             (Some(version), _) if version == 1.0 || version == 2.0 => match data.get("sessions") {

@@ -114,6 +114,22 @@ async function preV2Profile() {
     { projectId: 'proj-c', name: 'No id', createdAt: START - 600, updatedAt: START - 500, messages: [{ role: 'user', content: 'three' }] },
     'not a chat'
   );
+  // Twins whose messages use every part the fingerprint writes in the
+  // normaliser's member order (attachments, an omitted preview, an editor
+  // file, each summary kind, array-index call ids). The raw tool result's
+  // keys are sorted: the port reads stored objects without their key order,
+  // so a summary of a raw result lists its keys sorted (see ARCHITECTURE).
+  const rich = () => [
+    { role: 'user', content: 'rich', activeEditorFile: { projectLabel: 'P', relativePath: 'main.typ', basename: 'main.typ', source: 'breadcrumb', confidence: 'high' }, sentAttachments: { selections: [{ text: 'sel', fileLabel: 'main.typ' }], previews: [{ dataUrl: 'data:image/png;base64,AAAA' }], document: true, diagnosticsCount: 2 } },
+    { role: 'assistant', content: 'r', reasoning: 'why', toolCalls: [{ id: 'z9', name: 'read_diagnostics', args: {} }, { id: '0', name: 'lookup', args: { a: 1, b: [1, { c: 2 }] } }],
+      segments: [{ type: 'tools', calls: [{ id: 'z9', name: 'read_diagnostics', args: {} }, { id: '0', name: 'lookup', args: { a: 1, b: [1, { c: 2 }] } }],
+        results: { z9: { ok: true, error_count: 1, warning_count: 0, total_count: 1, truncated: false, diagnostics: [{ severity: 'error', kind: 'compile', line: 3, column: 1, message: 'bad' }] }, 0: { error: 'down', ok: false } } },
+      { type: 'text', content: 'r' }] }
+  ];
+  stored[STORAGE_KEYS.SESSIONS].push(
+    { id: 'rich-twin', projectId: 'proj-c', name: 'Rich one', createdAt: START - 400, updatedAt: START - 300, messages: rich() },
+    { id: 'rich-twin', projectId: 'proj-c', name: 'Rich two', createdAt: START - 200, updatedAt: START - 100, messages: rich() }
+  );
   return stored;
 }
 
