@@ -22,6 +22,11 @@
 //!
 //! Messages are normalised to the display schema on every save and import
 //! ([`normalize`]); `export`/`import` read and write the portable format.
+//! Version-1 chats are moved in on first use ([`migration`]) without losing
+//! one: a record the schema refuses is backed up as stored
+//! (`typstAgent.sessionMigrationBackup.v2`) and migrated repaired
+//! ([`repair`]), under the ids the original derives ([`fingerprint`]).
+//! `original_tests` holds this to profiles the original itself wrote.
 
 mod fingerprint;
 mod limits;
