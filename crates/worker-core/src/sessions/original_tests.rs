@@ -191,9 +191,18 @@ fn a_v110_profile_answers_every_read_like_the_original() {
     let cascade = block_on(checkpoints.load_cascade("checkpoint-1"))
         .expect("cascade")
         .expect("stored");
-    assert_eq!(
-        cascade.len(),
-        answers["checkpoints"]["cascade"]["data"].as_array().map_or(0, Vec::len)
+    let cascade: Vec<Value> = cascade
+        .iter()
+        .map(|record| {
+            let mut value = record.meta.to_value();
+            value["beforeText"] = json!(record.before_text);
+            value
+        })
+        .collect();
+    assert_js_eq!(
+        json!({"ok": true, "data": cascade}),
+        answers["checkpoints"]["cascade"],
+        "cascade"
     );
 }
 
@@ -729,4 +738,34 @@ fn an_interrupted_move_resumes_at_every_write_to_the_same_result() {
         );
         assert_eq!(moved_state(&storage), expected, "write {fail_at}");
     }
+}
+
+#[test]
+fn the_snapshot_list_route_answers_the_originals_snapshots_for_the_open_file() {
+    use crate::fakes::{FakeBrowser, FakeNetwork, FakeTypstPages};
+    let v = vectors();
+    let profile = &v["v110"];
+    let worker = Worker::new(
+        FakePlatform {
+            browser: FakeBrowser::with_tabs(&[(7, "https://typst.app/project/proj-a")]),
+            clock: FakeClock::default(),
+            pages: FakeTypstPages::default(),
+            network: FakeNetwork::default(),
+        },
+        VERSION,
+    );
+    for (key, value) in profile["stored"].as_object().into_iter().flatten() {
+        worker.platform.browser.storage.put(key, value.clone());
+    }
+    worker.platform.pages.page.borrow_mut().doc = "= Title\nNew body".into();
+    let chat = &profile["sessionIds"]["chat"];
+    let answer = ask(
+        &worker,
+        "DOCUMENT_SNAPSHOT_LIST",
+        json!({"tabId": 7, "projectId": "proj-a", "sessionId": chat}),
+    );
+    // The original's listDocumentSnapshotsForEditor: {ok, fileLabel, snapshots}.
+    let expected = json!({"ok": true, "data": {"ok": true, "fileLabel": "main.typ",
+        "snapshots": profile["answers"]["snapshots"]["list"]["data"]}});
+    assert_js_eq!(answer, expected, "DOCUMENT_SNAPSHOT_LIST");
 }
