@@ -241,6 +241,12 @@ const v110 = await v110Profile();
 const legacyStored = await preV2Profile();
 const preV2 = { stored: legacyStored, ...(await migrated(clone(legacyStored))) };
 
+// Chats an older version wrote after the move (a downgrade and back): the
+// original finds its marker complete and deletes the aggregate unread.
+const afterDowngrade = clone(preV2.storedAfter);
+afterDowngrade[STORAGE_KEYS.SESSIONS] = [{ id: 'after-downgrade', projectId: 'proj-z', name: 'Later', createdAt: START, updatedAt: START, messages: [{ role: 'user', content: 'new' }] }];
+const downgrade = { stored: clone(afterDowngrade), ...(await migrated(afterDowngrade)) };
+
 const exportFile = v110.answers.SESSION_EXPORT.data;
 const imports = [
   await importCase('original_export_into_empty', { input: exportFile }),
@@ -260,5 +266,6 @@ process.stdout.write(JSON.stringify({
   start: START,
   v110,
   preV2,
+  downgrade,
   imports
 }, wellFormed, 1) + '\n');
