@@ -22,7 +22,7 @@ import { forEachBuild } from './suite.mjs';
 import { openPanel, send, useFixtureModel, waitForAnswer } from './panel-render.mjs';
 import { enableKeyboard, press, retype, tabTo, type } from './a11y.mjs';
 import {
-  answerBanner, anyBanner, callingScript, clearRegistries, customRecord, resultsById, saveTools, toolBlock,
+  answerBanner, anyBanner, callingScript, clearRegistries, customRecord, resultsById, savedChat, saveTools, toolBlock,
 } from './tool-runs.mjs';
 
 let server = null;
@@ -150,6 +150,10 @@ forEachBuild('custom tools', (get, build) => {
     assert.equal(block.label, 'fx_echo');
     assert.match(block.statusClass, /tool-status-ok/, JSON.stringify(block));
     assert.equal(block.banner, false);
+    const saved = (await savedChat(h, new URL(fixture.url).pathname.split('/').pop())).at(-1);
+    const tools = saved.segments.find(segment => segment.type === 'tools');
+    assert.deepEqual(tools.calls.map(call => [call.id, call.name, call.args]), [['call-fx', 'fx_echo', { text: 'héllo' }]]);
+    assert.equal(tools.results['call-fx'].ok, true, 'the transcript keeps the result');
     await panel.close();
     await fixture.page.close();
   });

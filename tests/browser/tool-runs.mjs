@@ -65,7 +65,8 @@ export function toolMessages(body) {
  */
 export function callingScript(plan, answer = 'Done with the tools.') {
   return async body => {
-    if (toolMessages(body).length > 0) return [step.content(answer), step.finish('stop')];
+    // A request that offers no tools (a chat title) or follows the tool round gets text.
+    if (!body.tools?.length || toolMessages(body).length > 0) return [step.content(answer), step.finish('stop')];
     const calls = await plan(body);
     if (calls.some(call => !call.name)) return [step.content('The expected tool was not offered.'), step.finish('stop')];
     return [
