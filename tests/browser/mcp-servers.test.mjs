@@ -281,4 +281,46 @@ forEachBuild('MCP servers', (get, build) => {
     }
   });
 
+
+  it('a stateful server restarted between two runs: the lost session is started again and the call succeeds', async () => {
+    const h = harness();
+    await clearRegistries(h);
+    const first = await start('v2-transport-stateful');
+    const { port } = new URL(first.url);
+    const unroute = h.passThrough(first.url);
+    let second = null;
+    try {
+      await saveServers(h, [mcpRecord('srv-restart', 'restart', first.url)]);
+      await useFixtureModel(h, endpoint);
+      endpoint.setScript(callingScript(body => [
+        { id: 'call-restart', name: offeredName(body, 'echo'), args: { text: 'héllo' } },
+      ], 'Echoed.'));
+      const runOnce = async () => {
+        const { fixture, panel } = await openPanel(h);
+        const before = endpoint.requests.length;
+        await send(panel, 'Echo it.');
+        await answerBanner(panel, 'call-restart', 'approve_once');
+        await endpoint.waitForRequests(before + 2, { timeout: 60_000 });
+        await waitForAnswer(panel, 1, 'the answer of the echo run');
+        assert.deepEqual(resultsById(endpoint.requests[before + 1].body)['call-restart'], { ok: true, content: 'héllo' });
+        await panel.close();
+        await fixture.page.close();
+      };
+      await runOnce();
+      const session = first.logs().find(r => r.headers['mcp-session-id'])?.headers['mcp-session-id'];
+      assert.ok(session, 'the first server issued a session');
+      await first.stop();
+      second = await start('v2-transport-stateful', { port: Number(port) });
+      await runOnce();
+      const posts = second.logs().filter(r => r.method === 'POST');
+      assert.equal(posts[0].headers['mcp-session-id'], session, 'the worker first tried the session it knew');
+      const fresh = posts.map(r => r.headers['mcp-session-id']).filter(id => id && id !== session);
+      assert.ok(fresh.length > 0, `then it worked in a new session: ${JSON.stringify(posts.map(r => r.headers))}`);
+    } finally {
+      unroute();
+      await first.stop();
+      await second?.stop();
+    }
+  });
+
 });
