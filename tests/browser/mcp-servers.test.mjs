@@ -323,4 +323,32 @@ forEachBuild('MCP servers', (get, build) => {
     }
   });
 
+
+  it('after the worker was stopped, a fresh instance negotiates again and the Python server still sees no Origin', async () => {
+    const h = harness();
+    await clearRegistries(h);
+    await withServer(h, 'py-stateful-sse', async server => {
+      await saveServers(h, [mcpRecord('srv-wake', 'wake', server.url)]);
+      const stop = await h.stopWorker();
+      assert.ok(stop.stoppedTargets.length >= 1, 'the worker was running and is stopped');
+      await useFixtureModel(h, endpoint);
+      endpoint.setScript(callingScript(body => [
+        { id: 'call-wake', name: offeredName(body, 'echo'), args: { text: 'héllo' } },
+      ], 'Awake.'));
+      const { fixture, panel } = await openPanel(h);
+      const before = endpoint.requests.length;
+      await send(panel, 'Echo after the restart.');
+      await answerBanner(panel, 'call-wake', 'approve_once');
+      await endpoint.waitForRequests(before + 2, { timeout: 60_000 });
+      await waitForAnswer(panel, 1, 'the answer after the worker restart');
+      assert.deepEqual(resultsById(endpoint.requests[before + 1].body)['call-wake'], { ok: true, content: 'héllo' });
+      const posts = (await server.waitForLog(logs => logs.some(r => r.headers['mcp-method'] === 'tools/call')))
+        .filter(r => r.method === 'POST');
+      assert.ok(posts.every(r => r.headers.origin === null), JSON.stringify(posts.map(r => r.headers)));
+      assert.ok(posts.every(r => r.headers['mcp-protocol-version'] === '2026-07-28'));
+      await panel.close();
+      await fixture.page.close();
+    });
+  });
+
 });
