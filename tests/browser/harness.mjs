@@ -449,6 +449,27 @@ export class Harness {
     };
   }
 
+  /**
+   * Lets requests to one loopback origin a test started a server on (a
+   * tool server of tests/tool-servers) reach the real network:
+   * `route.continue()` for exactly `http://127.0.0.1:<port>` or
+   * `http://localhost:<port>`; every other request stays routed or aborted.
+   * Returns a function that removes the pass-through.
+   */
+  passThrough(serverUrl) {
+    const { origin, hostname, protocol } = new URL(serverUrl);
+    if (protocol !== 'http:' || !['127.0.0.1', 'localhost'].includes(hostname)) {
+      throw new Error(`passThrough is for loopback servers a test started, not ${origin}`);
+    }
+    return this.addRoute(url => {
+      try {
+        return new URL(url).origin === origin;
+      } catch {
+        return false;
+      }
+    }, route => route.continue());
+  }
+
   /** Routes a ModelEndpoint (fixtures/model-endpoint.mjs) through this context. */
   useModelEndpoint(endpoint) {
     return this.addRoute(url => endpoint.matches(url), route => endpoint.handle(route));

@@ -1,8 +1,9 @@
 // Self-test of the harness itself, against a tiny throwaway MV3 extension written
 // to a temporary folder (not the product build). It checks the machinery the
 // product suites rely on: launch, messaging, CDP worker stop + wake, routing of the
-// worker's fetch, the fixture page (both CodeMirror builds, strict CSP), the real
-// side panel, and the STORED-only ZIP reader.
+// worker's fetch, the pass-through to exactly one loopback server the test
+// started, the fixture page (both CodeMirror builds, strict CSP), the real side
+// panel, and the STORED-only ZIP reader.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { join, relative } from 'node:path';
 import { Harness } from './harness.mjs';
 import { createStoredZip, extractStoredZip, listStoredEntries } from './zip.mjs';
 import { ModelEndpoint, parseSse, step } from '../fixtures/model-endpoint.mjs';
+import { start } from '../tool-servers/launch.mjs';
 
 const THROWAWAY = {
   'manifest.json': JSON.stringify({
@@ -21,7 +23,7 @@ const THROWAWAY = {
     background: { service_worker: 'src/background/sw.js', type: 'module' },
     side_panel: { default_path: 'src/sidepanel/index.html' },
     permissions: ['sidePanel', 'scripting', 'tabs', 'storage'],
-    host_permissions: ['https://typst.app/*', 'https://*/*'],
+    host_permissions: ['https://typst.app/*', 'https://*/*', 'http://127.0.0.1/*'],
   }, null, 2),
   'src/background/sw.js': `
 globalThis.instance = Math.random().toString(36).slice(2);
@@ -113,6 +115,29 @@ describe('harness self-test (throwaway extension)', () => {
     } finally {
       remove();
     }
+  });
+
+  it('lets the worker reach exactly the loopback origin passed through, and nothing else', async () => {
+    assert.throws(() => h.passThrough('https://example.test/'), /not https:\/\/example\.test/);
+    assert.throws(() => h.passThrough('http://192.0.2.7:9000/mcp'), /not http:\/\/192\.0\.2\.7:9000/);
+    const server = await start('custom');
+    const remove = h.passThrough(server.url);
+    try {
+      const reached = await h.request('FETCH', { url: `${server.url}/ok`, body: { tool: 't', arguments: {} } });
+      assert.equal(JSON.parse(reached.text).ok, true);
+      const other = `http://127.0.0.1:${Number(new URL(server.url).port) === 65535 ? 65534 : Number(new URL(server.url).port) + 1}/ok`;
+      const refused = await h.request('FETCH', { url: other, body: {} });
+      assert.match(refused.error, /TypeError/);
+      const aborted = h.unexpectedRequests.findIndex(request => request.url === other);
+      assert.ok(aborted >= 0, 'the other port was aborted and recorded');
+      h.unexpectedRequests.splice(aborted, 1);
+    } finally {
+      remove();
+      await server.stop();
+    }
+    const after = await h.request('FETCH', { url: `${server.url}/ok`, body: {} });
+    assert.match(after.error, /TypeError/, 'removed: aborted again');
+    h.unexpectedRequests.splice(h.unexpectedRequests.findIndex(request => request.url === `${server.url}/ok`), 1);
   });
 
   for (const cm of ['6.38', 'latest']) {

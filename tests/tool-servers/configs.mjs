@@ -153,3 +153,6 @@ export function configById(id) {
   }
   return config;
 }
+
+/** The misbehaviours of hostile.mjs, started as `hostile-<wiring>` (not an SDK configuration). */
+export const HOSTILE_WIRINGS = Object.freeze(['many-tools', 'endless-sse', 'huge-body', 'wrong-id', 'invalid-schemas']);

@@ -1,5 +1,5 @@
 // Starts and stops the loopback test servers of this folder for the browser tests and the
-// self-test. `start(configId | 'custom', {port})` spawns the right script (Python from .venv),
+// self-test. `start(configId | 'custom' | 'hostile-<wiring>', {port})` spawns the right script (Python from .venv),
 // waits for its `LISTENING <url>` line and returns a handle; `stop()` kills that child by PID
 // and waits for it to exit; `stopAll()` stops every child still running. The only state is the
 // list of children started here, so a test file can always clean up after itself.
@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configById } from './configs.mjs';
+import { configById, HOSTILE_WIRINGS } from './configs.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const VENV_PYTHON = path.join(HERE, '.venv', 'bin', 'python');
@@ -27,6 +27,13 @@ process.on('exit', () => {
 function commandFor(id, port) {
   if (id === 'custom') {
     return { file: process.execPath, args: [path.join(HERE, 'custom-tool.mjs'), '--port', String(port)], config: null };
+  }
+  if (id.startsWith('hostile-')) {
+    const wiring = id.slice('hostile-'.length);
+    if (!HOSTILE_WIRINGS.includes(wiring)) {
+      throw new Error(`unknown hostile server '${id}'; known: ${HOSTILE_WIRINGS.map((w) => `hostile-${w}`).join(', ')}`);
+    }
+    return { file: process.execPath, args: [path.join(HERE, 'hostile.mjs'), wiring, '--port', String(port)], config: null };
   }
   const config = configById(id);
   const script = path.join(HERE, config.script);
@@ -70,8 +77,8 @@ async function terminate(child) {
 }
 
 /**
- * Starts a server. `id` is a configuration id from configs.mjs or 'custom'; `port` 0 (default)
- * lets the OS pick. Resolves to `{id, config, url, pid, logs(), stderr(), waitForLog(), stop()}`
+ * Starts a server. `id` is a configuration id from configs.mjs, 'custom' or 'hostile-<wiring>'
+ * (HOSTILE_WIRINGS); `port` 0 (default) lets the OS pick. Resolves to `{id, config, url, pid, logs(), stderr(), waitForLog(), stop()}`
  * once the server is listening; rejects with the server's stderr when it exits or stays silent.
  */
 export async function start(id, { port = 0, timeoutMs = START_TIMEOUT_MS } = {}) {

@@ -2,14 +2,15 @@
 // TypeScript client `@modelcontextprotocol/client` 2.4 (`versionNegotiation: 'auto'`) with the
 // era and version of the spec table, lists and calls the tools, frames its answers as
 // configs.mjs says, and logs the headers; dual-era servers also serve a plain 2025 client; the
-// Python servers refuse a chrome-extension Origin; the custom-tool routes behave as documented;
+// Python servers refuse a chrome-extension Origin; the hostile server misbehaves as each wiring
+// says; the custom-tool routes behave as documented;
 // launch.mjs reports failures with the server's stderr and stops servers by PID.
 // Run: node --test tests/tool-servers/self-test.mjs   (after node tests/tool-servers/setup.mjs)
 
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { CONFIGS } from './configs.mjs';
+import { CONFIGS, HOSTILE_WIRINGS } from './configs.mjs';
 import { start, stopAll } from './launch.mjs';
 
 const EXTENSION_ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
@@ -400,9 +401,52 @@ describe('custom-tool server', () => {
   });
 });
 
+describe('hostile server', () => {
+  const list = (url) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2026-07-28' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} }),
+    });
+  const expectations = {
+    'many-tools': (body) => assert.equal(body.result.tools.length, 10_000),
+    'huge-body': (body, text) => assert.ok(text.length > 3 * 1024 * 1024),
+    'wrong-id': (body) => assert.equal(body.id, 1007),
+    'invalid-schemas': (body) =>
+      assert.deepEqual(
+        body.result.tools.map((tool) => tool.name ?? null),
+        ['echo', 'root_not_object', 'unknown_type', 'echo', null],
+      ),
+  };
+
+  for (const wiring of HOSTILE_WIRINGS) {
+    test(`hostile-${wiring} answers tools/list as documented`, TEST_TIMEOUT, async () => {
+      const server = await start(`hostile-${wiring}`);
+      try {
+        const response = await list(server.url);
+        assert.equal(response.status, 200);
+        if (wiring === 'endless-sse') {
+          assert.match(response.headers.get('content-type'), /^text\/event-stream/);
+          const reader = response.body.getReader();
+          let text = '';
+          while (!/tick 2/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+          assert.doesNotMatch(text, /"id"/, 'no response ever, only notifications and comments');
+          await reader.cancel();
+          return;
+        }
+        const text = await response.text();
+        expectations[wiring](JSON.parse(text), text);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+});
+
 describe('launcher errors', () => {
   test('an unknown id names the known ones', async () => {
     await assert.rejects(start('v3-nothing'), /unknown MCP server configuration 'v3-nothing'; known: v2-handler-/);
+    await assert.rejects(start('hostile-polite'), /unknown hostile server 'hostile-polite'; known: hostile-many-tools/);
   });
 
   test('a server that exits before listening is reported with its stderr', async () => {

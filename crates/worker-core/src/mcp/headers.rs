@@ -59,41 +59,31 @@ pub(crate) fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Tool arguments split for a 2026-07-28 `tools/call`: the values that
-/// travel as `Mcp-Param-<name>` headers (still unencoded), and the JSON
-/// arguments without them.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SplitArguments {
-    pub(crate) headers: Vec<(String, String)>,
-    pub(crate) arguments: Map<String, Value>,
-}
-
-/// Moves every argument whose schema node carries `x-mcp-header` out of the
-/// JSON arguments. Only nodes reached through `properties` count (the schema
-/// check allows the keyword nowhere else); a value must be a string, a
-/// boolean or a number, and a safe integer where the node says `integer`
-/// (`INVALID_MCP_HEADER_VALUE`).
-pub(crate) fn split_arguments(schema: &Value, arguments: &Map<String, Value>) -> Result<SplitArguments, McpError> {
+/// The `Mcp-Param-<name>` headers of a 2026-07-28 `tools/call` (values
+/// still unencoded): one per argument whose schema node carries
+/// `x-mcp-header`. The header mirrors the argument, which stays in the JSON
+/// body: the servers that check these headers (TypeScript SDK v2's handler,
+/// Python `mcp` 2.x) refuse a call whose header and body disagree, an
+/// argument missing from the body included (400 `-32020`, or a schema
+/// error for a required argument). The original moved the value out of the
+/// body, which every such server refused. Only nodes reached through
+/// `properties` count (the schema check allows the keyword nowhere else); a
+/// value must be a string, a boolean or a number, and a safe integer where
+/// the node says `integer` (`INVALID_MCP_HEADER_VALUE`).
+pub(crate) fn parameter_headers(
+    schema: &Value,
+    arguments: &Map<String, Value>,
+) -> Result<Vec<(String, String)>, McpError> {
     let mut headers = Vec::new();
-    let mut rest = Value::Object(arguments.clone());
-    let source = Value::Object(arguments.clone());
-    visit(schema, &source, &mut rest, &mut headers)?;
-    let arguments = match rest {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    Ok(SplitArguments { headers, arguments })
+    visit(schema, &Value::Object(arguments.clone()), &mut headers)?;
+    Ok(headers)
 }
 
-/// Returns whether `source` became a header (so its parent drops it).
-fn visit(
-    node: &Value,
-    source: &Value,
-    target: &mut Value,
-    headers: &mut Vec<(String, String)>,
-) -> Result<bool, McpError> {
+/// Collects the header of `source` if its node names one, else looks into
+/// the node's `properties`.
+fn visit(node: &Value, source: &Value, headers: &mut Vec<(String, String)>) -> Result<(), McpError> {
     let Some(node) = node.as_object() else {
-        return Ok(false);
+        return Ok(());
     };
     let header = node.get("x-mcp-header");
     if js::is_truthy(header) && !source.is_null() {
@@ -111,22 +101,17 @@ fn visit(
             }
         };
         headers.push((name, value));
-        return Ok(true);
+        return Ok(());
     }
     let Some(properties) = node.get("properties").and_then(Value::as_object) else {
-        return Ok(false);
+        return Ok(());
     };
     for (key, child) in properties {
-        let Some(value) = own_property(source, key) else {
-            continue;
-        };
-        let mut scratch = Value::Null;
-        let child_target = own_property_mut(target, key).unwrap_or(&mut scratch);
-        if visit(child, value, child_target, headers)? {
-            remove_property(target, key);
+        if let Some(value) = own_property(source, key) {
+            visit(child, value, headers)?;
         }
     }
-    Ok(false)
+    Ok(())
 }
 
 /// `Number.isSafeInteger(value)`.
@@ -140,30 +125,6 @@ fn own_property<'a>(source: &'a Value, key: &str) -> Option<&'a Value> {
         Value::Object(map) => map.get(key),
         Value::Array(items) => array_index(key).and_then(|i| items.get(i)),
         _ => None,
-    }
-}
-
-fn own_property_mut<'a>(target: &'a mut Value, key: &str) -> Option<&'a mut Value> {
-    match target {
-        Value::Object(map) => map.get_mut(key),
-        Value::Array(items) => array_index(key).and_then(|i| items.get_mut(i)),
-        _ => None,
-    }
-}
-
-/// `delete target[key]`: an array keeps its length with a hole, which JSON
-/// carries as `null`.
-fn remove_property(target: &mut Value, key: &str) {
-    match target {
-        Value::Object(map) => {
-            map.remove(key);
-        }
-        Value::Array(items) => {
-            if let Some(item) = array_index(key).and_then(|i| items.get_mut(i)) {
-                *item = Value::Null;
-            }
-        }
-        _ => {}
     }
 }
 

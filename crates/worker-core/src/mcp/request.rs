@@ -2,7 +2,7 @@
 //!
 //! A 2026-07-28 request describes itself completely: the
 //! `MCP-Protocol-Version`, `Mcp-Method` and (for `tools/call`) `Mcp-Name`
-//! headers, `x-mcp-header` arguments as `Mcp-Param-*` headers, and the
+//! headers, `x-mcp-header` arguments mirrored in `Mcp-Param-*` headers, the
 //! `params._meta` envelope with version, client info and capabilities. A
 //! 2025 request names the negotiated version and the session, and carries
 //! no envelope: the 2026 handlers of the v2 SDK route any envelope claim to
@@ -10,7 +10,7 @@
 
 use crate::mcp::endpoint::{LEGACY_OFFER, MODERN_VERSION, Target};
 use crate::mcp::error::McpError;
-use crate::mcp::headers::{encode_header_value, split_arguments};
+use crate::mcp::headers::{encode_header_value, parameter_headers};
 use crate::mcp::transport::Post;
 use serde_json::{Map, Value, json};
 use std::cell::Cell;
@@ -128,7 +128,7 @@ impl Requests<'_> {
             ("MCP-Protocol-Version".to_owned(), MODERN_VERSION.to_owned()),
             ("Mcp-Method".to_owned(), method.to_owned()),
         ];
-        let mut parameter_headers = Vec::new();
+        let mut mirrored = Vec::new();
         if let Call::Tool {
             name,
             arguments,
@@ -136,10 +136,9 @@ impl Requests<'_> {
         } = call
         {
             extra.push(("Mcp-Name".to_owned(), encode_header_value(name)));
-            let split = split_arguments(schema, arguments)?;
-            params.insert("arguments".to_owned(), Value::Object(split.arguments));
-            parameter_headers = split
-                .headers
+            // The arguments stay in the body as `params()` put them; the
+            // headers mirror the `x-mcp-header` ones.
+            mirrored = parameter_headers(schema, arguments)?
                 .into_iter()
                 .map(|(name, value)| (format!("Mcp-Param-{name}"), encode_header_value(&value)))
                 .collect();
@@ -153,7 +152,7 @@ impl Requests<'_> {
             }),
         );
         let mut headers = self.headers(extra);
-        headers.extend(parameter_headers);
+        headers.extend(mirrored);
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         Ok(self.post(headers, body, Some(id), MODERN_VERSION))
     }

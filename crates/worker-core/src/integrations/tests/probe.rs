@@ -42,7 +42,7 @@ fn a_working_server_answers_its_tools_and_the_discovery_facts() {
         .flatten()
         .map(|t| t["name"].clone())
         .collect();
-    assert_eq!(names, [json!("echo"), json!("add")]);
+    assert_eq!(names, [json!("echo"), json!("add"), json!("lookup")]);
     assert_eq!(data["errors"], json!([]));
     assert_eq!(data["version"], "2026-07-28");
     assert_eq!((data["pages"].clone(), data["ttlMs"].clone()), (json!(1), json!(0)));

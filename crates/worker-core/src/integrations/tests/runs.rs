@@ -35,6 +35,7 @@ fn a_run_offers_builtins_then_custom_tools_then_each_servers_tools_and_a_failing
     expected.push("lookup_paper".to_owned());
     expected.push(visible(&docs, "echo"));
     expected.push(visible(&docs, "add"));
+    expected.push(visible(&docs, "lookup"));
     assert_eq!(offered(&h, "run-1"), expected);
     let specs = h.model_requests("run-1")[0]["tools"].clone();
     assert_eq!(specs[10]["function"]["description"], "Looks things up.");

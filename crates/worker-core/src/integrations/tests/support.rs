@@ -40,7 +40,7 @@ pub(super) fn tool(id: &str, name: &str, endpoint: &str) -> Value {
         "enabled": true})
 }
 
-/// The SDK v2 handler stand-in (2026-07-28, JSON) offering `echo` and `add`.
+/// The SDK v2 handler stand-in (2026-07-28, JSON) offering `echo`, `add` and `lookup`.
 pub(super) fn mcp_server(h: &Harness<FakeTypstPages>, url: &str) {
     let (_server, responder) = serve(Kind::V2Handler {
         framing: Framing::Json,

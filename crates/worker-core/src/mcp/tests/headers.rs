@@ -1,10 +1,10 @@
-//! Header values (`=?base64?…?=`), `x-mcp-header` arguments moved into
-//! `Mcp-Param-*` headers, the 2026-07-28 request's headers and envelope,
+//! Header values (`=?base64?…?=`), `x-mcp-header` arguments mirrored in
+//! `Mcp-Param-*` headers (and kept in the body), the 2026-07-28 request's headers and envelope,
 //! and configured headers that may not take over managed ones.
 
 use super::support::{Rig, Seen, URL, code, endpoint, json_reply, result, tool};
 use crate::mcp::McpEndpoint;
-use crate::mcp::headers::{base64, encode_header_value, split_arguments};
+use crate::mcp::headers::{base64, encode_header_value, parameter_headers};
 use crate::platform::HttpRequest;
 use protocol::ErrorCode;
 use serde_json::{Value, json};
@@ -49,11 +49,9 @@ fn base64_follows_rfc_4648() {
     assert_eq!(base64(&[0xFB, 0xFF]), "+/8=");
 }
 
-fn split(schema: Value, arguments: Value) -> Result<(Vec<(String, String)>, Value), ErrorCode> {
+fn mirrored(schema: Value, arguments: Value) -> Result<Vec<(String, String)>, ErrorCode> {
     let arguments = arguments.as_object().cloned().expect("an object");
-    split_arguments(&schema, &arguments)
-        .map(|s| (s.headers, Value::Object(s.arguments)))
-        .map_err(|e| e.code)
+    parameter_headers(&schema, &arguments).map_err(|e| e.code)
 }
 
 fn pair(name: &str, value: &str) -> (String, String) {
@@ -61,35 +59,26 @@ fn pair(name: &str, value: &str) -> (String, String) {
 }
 
 #[test]
-fn x_mcp_header_arguments_leave_the_json_body() {
+fn x_mcp_header_arguments_are_mirrored_in_headers() {
     let schema = json!({"type": "object", "properties": {
         "locale": {"type": "string", "x-mcp-header": "X-Locale"},
         "query": {"type": "string"},
     }});
     assert_eq!(
-        split(schema.clone(), json!({"locale": "en-US", "query": "hello"})),
-        Ok((vec![pair("X-Locale", "en-US")], json!({"query": "hello"})))
+        mirrored(schema.clone(), json!({"locale": "en-US", "query": "hello"})),
+        Ok(vec![pair("X-Locale", "en-US")])
     );
-    // Absent or null values stay as they are.
-    assert_eq!(
-        split(schema.clone(), json!({"query": "q"})),
-        Ok((vec![], json!({"query": "q"})))
-    );
-    assert_eq!(
-        split(schema, json!({"locale": null})),
-        Ok((vec![], json!({"locale": null})))
-    );
+    // Absent or null values have no header.
+    assert_eq!(mirrored(schema.clone(), json!({"query": "q"})), Ok(vec![]));
+    assert_eq!(mirrored(schema, json!({"locale": null})), Ok(vec![]));
 
     let nested = json!({"type": "object", "properties": {
         "filter": {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}},
         "list": {"type": "array", "items": {"type": "string", "x-mcp-header": "Never"}},
     }});
     assert_eq!(
-        split(nested, json!({"filter": {"region": "eu", "other": 1}, "list": ["a"]})),
-        Ok((
-            vec![pair("Region", "eu")],
-            json!({"filter": {"other": 1}, "list": ["a"]})
-        )),
+        mirrored(nested, json!({"filter": {"region": "eu", "other": 1}, "list": ["a"]})),
+        Ok(vec![pair("Region", "eu")]),
         "only `properties` reach a header; `items` do not"
     );
 }
@@ -98,10 +87,7 @@ fn x_mcp_header_arguments_leave_the_json_body() {
 fn header_values_must_be_scalars_and_integers_safe() {
     let schema = |kind: &str| json!({"type": "object", "properties": {"v": {"type": kind, "x-mcp-header": "V"}}});
     let ok = |kind: &str, value: Value, text: &str| {
-        assert_eq!(
-            split(schema(kind), json!({"v": value})),
-            Ok((vec![pair("V", text)], json!({})))
-        );
+        assert_eq!(mirrored(schema(kind), json!({"v": value})), Ok(vec![pair("V", text)]));
     };
     ok("integer", json!(42), "42");
     ok("integer", json!(-9_007_199_254_740_991_i64), "-9007199254740991");
@@ -117,7 +103,7 @@ fn header_values_must_be_scalars_and_integers_safe() {
         ("string", json!(["a"])),
     ] {
         assert_eq!(
-            split(schema(kind), json!({"v": value})),
+            mirrored(schema(kind), json!({"v": value})),
             Err(ErrorCode::InvalidMcpHeaderValue),
             "{value}"
         );
@@ -162,7 +148,13 @@ fn a_modern_call_carries_its_method_name_parameters_and_envelope() {
     assert_eq!(seen.header("mcp-method"), Some("tools/call"));
     assert_eq!(seen.header("mcp-name"), Some("translate"));
     assert_eq!(seen.header("mcp-param-x-locale"), Some("=?base64?ZnItQ0Eg?="));
-    assert_eq!(seen.body["params"]["arguments"], json!({"query": "hello"}));
+    // The header mirrors the argument, which stays in the body: the servers
+    // that check it (TypeScript SDK v2, Python mcp 2.x) refuse a call whose
+    // header has no matching argument.
+    assert_eq!(
+        seen.body["params"]["arguments"],
+        json!({"locale": "fr-CA ", "query": "hello"})
+    );
     assert_eq!(seen.body["params"]["name"], json!("translate"));
     assert_eq!(seen.body["jsonrpc"], json!("2.0"));
     assert_eq!(

@@ -147,7 +147,7 @@ fn every_measured_server_lists_and_calls_its_tools() {
         let listing = &discovery.listing;
         assert_eq!(listing.version, row.version, "{}", row.label);
         let names: Vec<&str> = listing.tools.iter().map(|tool| tool.name.as_str()).collect();
-        assert_eq!(names, ["echo", "add"], "{}", row.label);
+        assert_eq!(names, ["echo", "add", "lookup"], "{}", row.label);
         assert!(listing.errors.is_empty(), "{}: {:?}", row.label, listing.errors);
         assert_eq!(discovery.cache, CacheStatus::Miss);
 
@@ -155,6 +155,11 @@ fn every_measured_server_lists_and_calls_its_tools() {
         assert_eq!(echo.map(|r| r.content), Ok("héllo".to_owned()), "{}", row.label);
         let add = rig.call(&endpoint(), find(&listing.tools, "add"), json!({"a": 2, "b": 3}));
         assert_eq!(add.map(|r| r.content), Ok(row.sum.to_owned()), "{}", row.label);
+        // The 2026-07-28 servers refuse a lookup whose Mcp-Param-Region
+        // header and body disagree; the client mirrors the argument.
+        let lookup = find(&listing.tools, "lookup");
+        let found = rig.call(&endpoint(), lookup, json!({"region": "eu-west", "query": "grid"}));
+        assert_eq!(found.map(|r| r.content), Ok("eu-west:grid".to_owned()), "{}", row.label);
 
         for seen in rig.seen() {
             // Whatever the era, both framings are accepted, and the

@@ -4,7 +4,11 @@
 //! stateless 2025 leg), SDK v1 and SDK v2's classic transport (2025 only:
 //! a session map, one transport instance, or stateless), and Python `mcp`
 //! 2.3 (both eras; stateful or stateless; SSE with `\r\n` or JSON). Each
-//! offers the measured `echo` and `add` tools.
+//! offers the measured `echo`, `add` and `lookup` tools; `lookup`'s
+//! `region` carries `x-mcp-header: Region`, and on the 2026-07-28 path a
+//! call whose `Mcp-Param-Region` header and body argument disagree (either
+//! one missing included) is refused with 400 `-32020`, as the SDK v2
+//! handler and Python check it (measured in `tests/tool-servers`).
 
 use super::support::{Seen, accepted, result, sse_reply};
 use crate::fakes::FakeReply;
@@ -224,7 +228,8 @@ impl Server {
         let params = &seen.body["params"];
         match seen.method() {
             "tools/list" => {
-                let mut listed = json!({ "tools": [echo_tool(self.kind), add_tool(self.kind)] });
+                let mut listed =
+                    json!({ "tools": [echo_tool(self.kind), add_tool(self.kind), lookup_tool(self.kind)] });
                 if modern {
                     listed["resultType"] = json!("complete");
                     listed["ttlMs"] = json!(0);
@@ -235,6 +240,10 @@ impl Server {
                 let text = match params["name"].as_str() {
                     Some("echo") => params["arguments"]["text"].as_str().unwrap_or_default().to_owned(),
                     Some("add") => sum.to_owned(),
+                    Some("lookup") => {
+                        let argument = |key: &str| params["arguments"][key].as_str().unwrap_or_default().to_owned();
+                        format!("{}:{}", argument("region"), argument("query"))
+                    }
                     _ => {
                         return json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": "Unknown tool" } });
                     }
@@ -269,6 +278,18 @@ fn modern_refusal(seen: &Seen, envelope_message: &str) -> Option<FakeReply> {
             &null,
             -32020,
             "the required Mcp-Name header is absent",
+            None,
+        ));
+    }
+    if seen.method() == "tools/call"
+        && seen.body["params"]["name"].as_str() == Some("lookup")
+        && seen.header("mcp-param-region") != seen.body["params"]["arguments"]["region"].as_str()
+    {
+        return Some(error_reply(
+            400,
+            &seen.id(),
+            -32020,
+            "the request headers and body disagree: Mcp-Param-Region",
             None,
         ));
     }
@@ -339,6 +360,24 @@ fn echo_tool(kind: Kind) -> Value {
         tool["outputSchema"] = json!({ "type": "object", "properties": { "result": { "type": "string" } } });
     }
     tool
+}
+
+/// `lookup {region, query}`, `region` mirrored into `Mcp-Param-Region`.
+fn lookup_tool(kind: Kind) -> Value {
+    json!({
+        "name": "lookup",
+        "description": "Echo a region and a query.",
+        "inputSchema": {
+            "$schema": schema_dialect(kind),
+            "type": "object",
+            "properties": {
+                "region": { "type": "string", "x-mcp-header": "Region" },
+                "query": { "type": "string" },
+            },
+            "required": ["region", "query"],
+            "additionalProperties": false,
+        },
+    })
 }
 
 fn add_tool(kind: Kind) -> Value {
