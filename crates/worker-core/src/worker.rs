@@ -15,7 +15,7 @@ use crate::recovery_tabs::RecoveryTabs;
 use crate::registries;
 use crate::runs::Runs;
 use crate::sessions::{self, SessionStore, Sessions};
-use crate::{bootstrap, page_client, settings, theme, title};
+use crate::{bootstrap, page_client, settings, tabs, theme, title};
 use protocol::Payload;
 use serde_json::Value;
 
@@ -107,6 +107,7 @@ impl<P: Platform> Worker<P> {
             | Payload::LoadMcpServers(_)
             | Payload::SaveMcpServers(_)) => registries::route(p, &self.store.queue, &self.integrations, payload).await,
             Payload::ProbeMcpServer(probe) => integrations::probe_route(p, &self.integrations, probe).await,
+            Payload::OpenProjectTab(project) => tabs::open_project(p.tabs(), &project).await,
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }
