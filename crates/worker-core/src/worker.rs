@@ -199,14 +199,33 @@ mod tests {
             Some(json!("UNKNOWN_PAYLOAD_FIELD"))
         );
         assert_eq!(
-            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": "p"}})),
+            code(json!({"type": "PAGE_GET_PROBE", "requestId": "x", "payload": {}})),
             Some(json!("UNROUTED_MESSAGE"))
+        );
+        assert_eq!(
+            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": " "}})),
+            Some(json!("INVALID_PROJECT_ID"))
         );
         let with_run =
             block_on(worker.handle_message(
                 &json!({"type": "AI_STREAM_CANCEL", "requestId": "x", "runId": "run-1", "payload": {}}),
             ));
         assert_eq!(with_run.map(|r| r["runId"].clone()), Some(json!("run-1")));
+    }
+
+    #[test]
+    fn open_project_tab_is_routed_to_the_tabs() {
+        let worker = worker();
+        let opened = data(&worker, "OPEN_PROJECT_TAB", json!({"projectId": "p9"}));
+        let tab_id = opened["tabId"].as_i64();
+        assert_eq!(opened["ok"], json!(true));
+        assert!(tab_id.is_some());
+        let again = data(&worker, "OPEN_PROJECT_TAB", json!({"projectId": "p9"}));
+        assert_eq!(
+            again["tabId"].as_i64(),
+            tab_id,
+            "the same tab is focused, not another opened"
+        );
     }
 
     #[test]
