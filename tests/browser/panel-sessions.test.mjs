@@ -2,7 +2,8 @@
 // events and text input, never element.click()): "Manage all chats…" opens
 // the tab, the filter narrows the cards as the user types (name, project,
 // message text), rename, delete with its confirmation (Escape keeps the
-// chat), deleting the open chat moves the panel to another chat of its
+// chat), switch (offered only for the open project's other chats),
+// deleting the open chat moves the panel to another chat of its
 // project, "Delete all" names its count, "Open project" focuses the
 // project's tab or opens one at https://typst.app/project/<id>; Export is a
 // real download (read back: format typst-side-agent-sessions, version 2,
@@ -161,7 +162,7 @@ forEachBuild('panel sessions manager', get => {
       undefined, { message: 'the filter cleared' });
 
     // Rename by keyboard: the field takes the focus, Enter saves a user name.
-    await tabToAction(panel, '[data-session-id="c-intro"]', 'rename');
+    await tabToAction(panel, '#sessions-projects [data-session-id="c-intro"]', 'rename');
     await press(panel, 'Enter');
     await panel.waitFor(() => document.activeElement?.classList.contains('managed-session-rename-input'), undefined,
       { message: 'the rename field' });
@@ -170,11 +171,11 @@ forEachBuild('panel sessions manager', get => {
     await poll(async () => (await stored(h))[project]?.includes('Bibliography'), { message: 'the rename stored' });
     const renamed = await h.request('SESSION_GET', { sessionId: 'c-intro' });
     assert.equal(renamed.userRenamed, true);
-    await panel.waitFor(() => document.activeElement?.matches('[data-session-id="c-intro"] [data-action="rename"]'),
+    await panel.waitFor(() => document.activeElement?.matches('#sessions-projects [data-session-id="c-intro"] [data-action="rename"]'),
       undefined, { message: 'focus back on Rename' });
 
     // Delete another project's chat: Escape keeps it, Delete chat removes it.
-    await tabToAction(panel, '[data-session-id="c-other"]', 'delete');
+    await tabToAction(panel, '#sessions-projects [data-session-id="c-other"]', 'delete');
     await press(panel, 'Enter');
     await confirmDialog(panel, 'Delete the chat “Other notes”? This cannot be undone.');
     await assertAccessible(panel, 'the delete confirmation');
@@ -182,7 +183,7 @@ forEachBuild('panel sessions manager', get => {
     await panel.waitFor(() => document.getElementById('sessions-dialog-layer').hidden, undefined,
       { message: 'the dialog closed' });
     assert.equal(await panel.evaluate(visible, '[data-pane="sessions"]'), true, 'Settings stays open');
-    assert.equal(await panel.evaluate(() => document.activeElement?.matches('[data-session-id="c-other"] [data-action="delete"]')),
+    assert.equal(await panel.evaluate(() => document.activeElement?.matches('#sessions-projects [data-session-id="c-other"] [data-action="delete"]')),
       true, 'focus back on Delete');
     assert.deepEqual((await stored(h))['other-proj'], ['Other notes'], 'nothing deleted');
     await press(panel, 'Enter');
@@ -191,21 +192,36 @@ forEachBuild('panel sessions manager', get => {
     assert.equal(await panel.evaluate(() => document.activeElement?.id), 'sessions-dialog-confirm');
     await press(panel, 'Enter');
     await poll(async () => !(await stored(h))['other-proj'], { message: 'the chat deleted' });
-    await panel.waitFor(() => !document.querySelector('[data-project-id="other-proj"]'), undefined,
+    await panel.waitFor(() => !document.querySelector('#sessions-projects [data-project-id="other-proj"]'), undefined,
       { message: 'its card gone' });
 
-    // Delete the open chat: the panel moves to the other chat of the project.
-    await tabToAction(panel, '[data-session-id="c-table"]', 'delete');
-    await press(panel, 'Enter');
-    await confirmDialog(panel, 'Delete the chat “Table fixes”? This cannot be undone.');
-    await press(panel, 'Tab');
+    // Switch: only chats of the open project other than the open one offer it.
+    const row = id => `#sessions-projects [data-session-id="${id}"]`;
+    assert.equal(await panel.evaluate(s => !!document.querySelector(s), `${row('c-table')} [data-action="switch"]`),
+      false, 'the open chat');
+    assert.equal(await panel.evaluate(() => !!document.querySelector('#sessions-projects [data-project-id="old-proj"] [data-action="switch"]')),
+      false, 'another project');
+    await tabToAction(panel, row('c-intro'), 'switch');
     await press(panel, 'Enter');
     await panel.waitFor(() => document.getElementById('session-name').textContent === 'Bibliography', undefined,
+      { message: 'the panel on the chosen chat' });
+    await panel.waitFor(s => document.querySelector(s)?.classList.contains('is-active'), row('c-intro'),
+      { message: 'its row marked open' });
+    await panel.waitFor(s => document.activeElement?.matches(s), `${row('c-intro')} [data-action]`,
+      { message: 'focus stays on its row' });
+
+    // Delete the open chat: the panel moves to the other chat of the project.
+    await tabToAction(panel, row('c-intro'), 'delete');
+    await press(panel, 'Enter');
+    await confirmDialog(panel, 'Delete the chat “Bibliography”? This cannot be undone.');
+    await press(panel, 'Tab');
+    await press(panel, 'Enter');
+    await panel.waitFor(() => document.getElementById('session-name').textContent === 'Table fixes', undefined,
       { message: 'the panel on the remaining chat' });
-    assert.deepEqual((await stored(h))[project], ['Bibliography']);
+    assert.deepEqual((await stored(h))[project], ['Table fixes']);
 
     // Delete all names its count.
-    await tabToAction(panel, '[data-project-id="old-proj"] .project-card-actions', 'delete-all');
+    await tabToAction(panel, '#sessions-projects [data-project-id="old-proj"] .project-card-actions', 'delete-all');
     await press(panel, 'Enter');
     await confirmDialog(panel, 'Delete all 2 chats of project “old-proj”? This cannot be undone.');
     await press(panel, 'Tab');
@@ -213,7 +229,9 @@ forEachBuild('panel sessions manager', get => {
     await poll(async () => !(await stored(h))['old-proj'], { message: 'the project emptied' });
     await panel.waitFor(() => /Deleted 2 chats/.test(document.getElementById('status-message').textContent), undefined,
       { message: 'the toast' });
-    assert.deepEqual(await panel.evaluate(cards), [{ project, chats: ['Bibliography'] }]);
+    await panel.waitFor(() => document.querySelectorAll('#sessions-projects [data-project-id]').length === 1,
+      undefined, { message: 'the card gone' });
+    assert.deepEqual(await panel.evaluate(cards), [{ project, chats: ['Table fixes'] }]);
     await close(shell);
   });
 
@@ -230,7 +248,7 @@ forEachBuild('panel sessions manager', get => {
       return tabs.map(tab => tab.url);
     });
 
-    await tabToAction(panel, `[data-project-id="${project}"] .project-card-actions`, 'open-project');
+    await tabToAction(panel, `#sessions-projects [data-project-id="${project}"] .project-card-actions`, 'open-project');
     await press(panel, 'Enter');
     await poll(async () => (await activeUrl()).includes(fixture.url), { message: 'the project tab focused' });
     const count = async url => (await h.control.evaluate(() => chrome.tabs.query({}))).filter(t => t.url === url).length;
@@ -238,7 +256,7 @@ forEachBuild('panel sessions manager', get => {
 
     const wanted = 'https://typst.app/project/other-proj';
     h.fixtureUrl({ project: 'other-proj' });
-    await tabToAction(panel, '[data-project-id="other-proj"] .project-card-actions', 'open-project');
+    await tabToAction(panel, '#sessions-projects [data-project-id="other-proj"] .project-card-actions', 'open-project');
     await press(panel, 'Enter');
     await poll(async () => (await activeUrl()).includes(wanted), { message: 'the new project tab active' });
     assert.equal(await count(wanted), 1);
