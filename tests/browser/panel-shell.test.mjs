@@ -173,11 +173,11 @@ forEachBuild('panel shell', get => {
     assert.deepEqual(state, {
       collapsed: false,
       toggleExpanded: 'true',
-      tabs: [['general', false], ['models', true], ['tools', false], ['mcp', false]],
+      tabs: [['general', false], ['models', true], ['tools', false], ['mcp', false], ['sessions', false]],
       modelsPane: true,
       generalPane: false,
       modelName: 'No model',
-    }, 'General, Models, Tools and MCP exist; Models is open');
+    }, 'General, Models, Tools, MCP and Sessions exist; Models is open');
     await assertAccessible(panel, 'the first run: Settings → Models with no model');
     await panel.evaluate(click, '#model-current');
     assert.match(await panel.evaluate(text, '#model-list'), /Settings → Models/);
@@ -772,7 +772,7 @@ forEachBuild('panel shell', get => {
     await panel.waitFor(visible, '#settings-panel', { message: 'Enter opens Settings' });
     assert.equal(await expanded(panel, '#settings-toggle'), 'true');
     await tabTo(panel, '#settings-tab-general');
-    for (const [key, tab] of [['ArrowRight', 'models'], ['End', 'mcp'], ['ArrowRight', 'general'], ['ArrowLeft', 'mcp'],
+    for (const [key, tab] of [['ArrowRight', 'models'], ['End', 'sessions'], ['ArrowRight', 'general'], ['ArrowLeft', 'sessions'],
       ['Home', 'general'], ['ArrowRight', 'models']]) {
       await press(panel, key);
       assert.deepEqual(await selectedTab(), { selected: tab, pane: [tab], focused: tab }, `${key} shows and focuses ${tab}`);

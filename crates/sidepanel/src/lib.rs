@@ -2,7 +2,8 @@
 //!
 //! Architecture invariant: what the panel does is decided by plain Rust,
 //! tested natively. `app` holds every flow (tab gating, chats, settings,
-//! Settings → Tools and MCP, attachments, the send pipeline, run events,
+//! Settings → Tools and MCP, Settings → Sessions, attachments, the send
+//! pipeline, run events,
 //! Stop, reconnect, document recovery) behind its `Shell` trait. The
 //! wasm-only modules build DOM through web-sys, bind `chrome.*` and
 //! implement the shell. The panel never
@@ -11,7 +12,8 @@
 //!
 //! A feature lives in up to three layers under one name: the plain decisions
 //! at the crate root (`settings`, `integrations`, `integration_forms`,
-//! `mcp_probe`, `sessions`, `attachments`, `recovery`, `edit_review`,
+//! `mcp_probe`, `sessions`, `session_manager`, `attachments`, `recovery`,
+//! `edit_review`,
 //! `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`, `history`,
 //! `worker_client`), its flow in `app/` (`app/settings.rs`,
 //! `app/recovery.rs`, …) and its DOM in `shell/` or `chat/view/` (wasm
@@ -38,6 +40,7 @@ mod integrations;
 mod mcp_probe;
 mod recovery;
 mod run_ui;
+mod session_manager;
 mod sessions;
 mod settings;
 mod shortcut;

@@ -55,6 +55,11 @@ pub trait Tabs {
     async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError>;
     /// Enables the side panel on `tab_id` (with its page) or disables it.
     async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError>;
+    /// Makes `tab_id` the active tab of its window and focuses that window
+    /// (`tabs.update` and `windows.update`).
+    async fn focus(&self, tab_id: i64, window_id: Option<i64>) -> Result<(), PlatformError>;
+    /// Opens `url` in a new tab (`tabs.create`).
+    async fn create(&self, url: &str) -> Result<Tab, PlatformError>;
 }
 
 /// The world a script runs in.

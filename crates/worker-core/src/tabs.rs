@@ -1,18 +1,81 @@
-//! Which tabs the side panel is for, and telling open panels when that changes.
+//! Which tabs the side panel is for, telling open panels when that changes,
+//! and `OPEN_PROJECT_TAB`.
 //!
 //! The panel is enabled only on `https://typst.app/` tabs. After a tab
 //! changes, the worker broadcasts `ACTIVE_TAB_CHANGED`; panels re-read their
-//! window's active tab themselves.
+//! window's active tab themselves. "Open project" in the Sessions manager
+//! brings a tab that already shows the project to the front, and opens one
+//! only when none does (the original always opened another).
 
-use crate::envelope;
+use crate::envelope::{self, RequestError};
 use crate::platform::{Messenger, PlatformError, Tab, Tabs};
-use protocol::MessageType;
+use protocol::payloads::ProjectRef;
+use protocol::{ErrorCode, MessageType};
 use serde_json::{Value, json};
 
 pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
 
+/// Where a project's editor lives, before its id.
+const PROJECT_PATH: &str = "project/";
+
 pub(crate) fn is_typst_app_url(url: &str) -> bool {
     url.starts_with(TYPST_APP_PREFIX)
+}
+
+/// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
+/// raw path segment.
+pub(crate) fn project_of_url(url: &str) -> Option<&str> {
+    const MARKER: &str = "typst.app/project/";
+    let start = url.find(MARKER)? + MARKER.len();
+    let rest = url.get(start..)?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    rest.get(..end).filter(|segment| !segment.is_empty())
+}
+
+/// JavaScript's `encodeURIComponent`: every byte outside
+/// `A–Z a–z 0–9 - _ . ! ~ * ' ( )` percent-encoded, so an id can never
+/// leave its path segment.
+fn encode_uri_component(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// The editor URL of a project, its id encoded as the original does.
+pub(crate) fn project_url(project_id: &str) -> String {
+    format!("{TYPST_APP_PREFIX}{PROJECT_PATH}{}", encode_uri_component(project_id))
+}
+
+/// `OPEN_PROJECT_TAB`: focuses a tab that shows the project (the active
+/// one first, so a second click changes nothing), else opens the project
+/// in a new tab. Answers `{ok: true, tabId}` like the original.
+pub(crate) async fn open_project(tabs: &impl Tabs, request: &ProjectRef) -> Result<Value, RequestError> {
+    let failed = |error: PlatformError| {
+        RequestError::new(
+            ErrorCode::RequestFailed,
+            format!("The project could not be opened: {error}"),
+        )
+    };
+    let segment = encode_uri_component(&request.project_id);
+    let all = tabs.all().await.map_err(failed)?;
+    let active = tabs.active().await.ok().flatten().and_then(|tab| tab.id);
+    let mut showing: Vec<&Tab> = all
+        .iter()
+        .filter(|tab| tab.id.is_some() && is_typst_app_url(&tab.url) && project_of_url(&tab.url) == Some(&segment))
+        .collect();
+    showing.sort_by_key(|tab| tab.id != active);
+    if let Some((tab, id)) = showing.first().and_then(|tab| tab.id.map(|id| (tab, id))) {
+        tabs.focus(id, tab.window_id).await.map_err(failed)?;
+        return Ok(json!({ "ok": true, "tabId": id }));
+    }
+    let created = tabs.create(&project_url(&request.project_id)).await.map_err(failed)?;
+    Ok(json!({ "ok": true, "tabId": created.id }))
 }
 
 /// Enables or disables the panel for one tab. A tab that closed in between
@@ -171,6 +234,84 @@ mod tests {
             "https://typst.app/project/b",
         ));
         assert_eq!(browser.broadcasts().len(), 1);
+    }
+
+    fn open(browser: &FakeBrowser, project_id: &str) -> Result<Value, RequestError> {
+        let request = ProjectRef {
+            project_id: project_id.to_owned(),
+        };
+        block_on(open_project(browser, &request))
+    }
+
+    #[test]
+    fn open_project_focuses_a_tab_that_shows_the_project() {
+        let browser = FakeBrowser::with_tabs(&[
+            (1, "https://example.com/"),
+            (2, "https://typst.app/project/abc/files?x=1#top"),
+            (3, "https://typst.app/project/abcd"),
+        ]);
+        browser.activate(1);
+        assert_eq!(open(&browser, "abc"), Ok(json!({"ok": true, "tabId": 2})));
+        assert_eq!(browser.active_id(), Some(2));
+        assert_eq!(browser.focused_windows(), vec![1]);
+        assert_eq!(browser.tab_urls().len(), 3, "no tab opened");
+    }
+
+    #[test]
+    fn open_project_prefers_the_active_tab_among_several() {
+        let browser = FakeBrowser::with_tabs(&[
+            (1, "https://typst.app/project/abc"),
+            (2, "https://typst.app/project/abc"),
+        ]);
+        browser.activate(2);
+        assert_eq!(open(&browser, "abc"), Ok(json!({"ok": true, "tabId": 2})));
+    }
+
+    #[test]
+    fn open_project_opens_the_encoded_url_when_no_tab_shows_it() {
+        let browser = FakeBrowser::with_tabs(&[(4, "https://typst.app.evil.test/project/abc")]);
+        assert_eq!(open(&browser, "abc"), Ok(json!({"ok": true, "tabId": 5})));
+        assert_eq!(browser.tab_urls()[1], "https://typst.app/project/abc");
+        assert_eq!(browser.active_id(), Some(5));
+        assert_eq!(
+            open(&browser, "abc"),
+            Ok(json!({"ok": true, "tabId": 5})),
+            "then focused"
+        );
+        open(&browser, "a/b?c#d é").expect("opened");
+        assert_eq!(
+            browser.tab_urls().last().map(String::as_str),
+            Some("https://typst.app/project/a%2Fb%3Fc%23d%20%C3%A9")
+        );
+        assert_eq!(
+            open(&browser, "a/b?c#d é"),
+            Ok(json!({"ok": true, "tabId": 6})),
+            "found again"
+        );
+    }
+
+    #[test]
+    fn open_project_reports_a_browser_refusal() {
+        let browser = FakeBrowser::default();
+        browser.fail_tab_creation("Tabs cannot be edited right now.");
+        let error = open(&browser, "abc").expect_err("refused");
+        assert_eq!(error.code, ErrorCode::RequestFailed);
+        assert!(error.message.contains("Tabs cannot be edited right now."));
+    }
+
+    #[test]
+    fn encoding_matches_encode_uri_component() {
+        assert_eq!(encode_uri_component("AZaz09-_.!~*'()"), "AZaz09-_.!~*'()");
+        assert_eq!(encode_uri_component(" %/🙂"), "%20%25%2F%F0%9F%99%82");
+        assert_eq!(project_url("p1"), "https://typst.app/project/p1");
+    }
+
+    #[test]
+    fn project_ids_are_read_from_the_url_path() {
+        assert_eq!(project_of_url("https://typst.app/project/abc?x=1"), Some("abc"));
+        assert_eq!(project_of_url("https://typst.app/project/abc/files#top"), Some("abc"));
+        assert_eq!(project_of_url("https://typst.app/project/"), None);
+        assert_eq!(project_of_url("https://typst.app/app"), None);
     }
 
     #[test]

@@ -36,6 +36,12 @@ extern "C" {
     async fn tabs_query(query: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = get, catch)]
     async fn tabs_get(tab_id: f64) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = update, catch)]
+    async fn tabs_update(tab_id: f64, properties: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
+    async fn tabs_create(properties: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = update, catch)]
+    async fn windows_update(window_id: f64, properties: JsValue) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setOptions, catch)]
     async fn side_panel_set_options(options: JsValue) -> Result<JsValue, JsValue>;
@@ -203,6 +209,23 @@ impl Tabs for ChromeTabs {
         };
         side_panel_set_options(to_js(&options)?).await.map_err(js_error)?;
         Ok(())
+    }
+
+    async fn focus(&self, tab_id: i64, window_id: Option<i64>) -> Result<(), PlatformError> {
+        tabs_update(tab_id as f64, to_js(&json!({ "active": true }))?)
+            .await
+            .map_err(js_error)?;
+        if let Some(window_id) = window_id {
+            windows_update(window_id as f64, to_js(&json!({ "focused": true }))?)
+                .await
+                .map_err(js_error)?;
+        }
+        Ok(())
+    }
+
+    async fn create(&self, url: &str) -> Result<Tab, PlatformError> {
+        let tab: ChromeTab = from_js(tabs_create(to_js(&json!({ "url": url }))?).await.map_err(js_error)?)?;
+        Ok(tab.into())
     }
 }
 

@@ -15,7 +15,7 @@ use crate::recovery_tabs::RecoveryTabs;
 use crate::registries;
 use crate::runs::Runs;
 use crate::sessions::{self, SessionStore, Sessions};
-use crate::{bootstrap, page_client, settings, theme, title};
+use crate::{bootstrap, page_client, settings, tabs, theme, title};
 use protocol::Payload;
 use serde_json::Value;
 
@@ -107,6 +107,7 @@ impl<P: Platform> Worker<P> {
             | Payload::LoadMcpServers(_)
             | Payload::SaveMcpServers(_)) => registries::route(p, &self.store.queue, &self.integrations, payload).await,
             Payload::ProbeMcpServer(probe) => integrations::probe_route(p, &self.integrations, probe).await,
+            Payload::OpenProjectTab(project) => tabs::open_project(p.tabs(), &project).await,
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }
@@ -198,14 +199,33 @@ mod tests {
             Some(json!("UNKNOWN_PAYLOAD_FIELD"))
         );
         assert_eq!(
-            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": "p"}})),
+            code(json!({"type": "PAGE_GET_PROBE", "requestId": "x", "payload": {}})),
             Some(json!("UNROUTED_MESSAGE"))
+        );
+        assert_eq!(
+            code(json!({"type": "OPEN_PROJECT_TAB", "requestId": "x", "payload": {"projectId": " "}})),
+            Some(json!("INVALID_PROJECT_ID"))
         );
         let with_run =
             block_on(worker.handle_message(
                 &json!({"type": "AI_STREAM_CANCEL", "requestId": "x", "runId": "run-1", "payload": {}}),
             ));
         assert_eq!(with_run.map(|r| r["runId"].clone()), Some(json!("run-1")));
+    }
+
+    #[test]
+    fn open_project_tab_is_routed_to_the_tabs() {
+        let worker = worker();
+        let opened = data(&worker, "OPEN_PROJECT_TAB", json!({"projectId": "p9"}));
+        let tab_id = opened["tabId"].as_i64();
+        assert_eq!(opened["ok"], json!(true));
+        assert!(tab_id.is_some());
+        let again = data(&worker, "OPEN_PROJECT_TAB", json!({"projectId": "p9"}));
+        assert_eq!(
+            again["tabId"].as_i64(),
+            tab_id,
+            "the same tab is focused, not another opened"
+        );
     }
 
     #[test]

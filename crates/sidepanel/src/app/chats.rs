@@ -1,6 +1,7 @@
 //! The chats of the open project: opening the newest, switching from the
 //! session menu (stopping a run of another chat first), saving, creating,
-//! renaming and deleting.
+//! renaming and deleting, and catching up after the Sessions manager
+//! changed chats behind the menu's back.
 
 use super::controller::Controller;
 use super::shell::Shell;
@@ -269,6 +270,43 @@ impl<S: Shell + 'static> Controller<S> {
             self.shell.show_session_name(&name);
         }
         self.refresh_session_list().await
+    }
+
+    /// After chats changed elsewhere (the Sessions manager deleted, renamed
+    /// or imported some): the menu shows the project's chats again; an open
+    /// chat that is gone gives way to the project's newest, or a new one; a
+    /// rename of the open chat reaches the header.
+    pub(super) async fn reconcile_chats(self: &Rc<Self>) -> Result<(), WorkerError> {
+        let Some(project_id) = self.state.borrow().project_id.clone() else {
+            return Ok(());
+        };
+        let list = self.list_sessions(&project_id).await?;
+        let Some(current) = self.state.borrow().session.clone() else {
+            self.shell.show_session_list(&list, None);
+            return Ok(());
+        };
+        match list.iter().find(|meta| meta.id == current.id) {
+            Some(still) => {
+                if still.name != current.name {
+                    if let Some(open) = self.state.borrow_mut().session.as_mut() {
+                        open.name.clone_from(&still.name);
+                    }
+                    self.shell.show_session_name(still.display_name());
+                }
+                self.shell.show_session_list(&list, Some(&current.id));
+                Ok(())
+            }
+            None => {
+                self.forget_deleted_session(&current.id);
+                match list.first() {
+                    Some(newest) => self
+                        .switch_session_inner(SwitchTarget::Meta(newest.clone()), None, None)
+                        .await
+                        .map(|_| ()),
+                    None => self.create_new_session_inner().await,
+                }
+            }
+        }
     }
 
     pub(crate) async fn refresh_session_list(&self) -> Result<(), WorkerError> {

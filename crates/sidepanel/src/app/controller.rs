@@ -10,6 +10,7 @@ use crate::attachments::Attachments;
 use crate::history::History;
 use crate::integrations::IntegrationRecord;
 use crate::run_ui::RunUi;
+use crate::session_manager::ManagerState;
 use crate::sessions::{SessionMeta, TitleGenerations};
 use crate::settings::Settings;
 use crate::transitions::Transitions;
@@ -49,6 +50,8 @@ pub(crate) struct AppState {
     /// Changes whenever the MCP form opens or closes, so a probe that ends
     /// later knows its form is gone.
     pub(super) probe_epoch: u32,
+    /// Settings → Sessions: the grouped list, its filter, the storage status.
+    pub(super) manager: ManagerState,
 }
 
 /// The controller. Shared as `Rc<Controller<S>>`; flows are methods on

@@ -9,7 +9,9 @@
 //! (automatic names), `settings.rs` (theme, General, models, the Edits
 //! mode), `integrations.rs` (Settings → Tools and MCP: the two registries,
 //! their forms and the probe), `turns.rs` (one registry change at a time),
-//! `attachments.rs` (the Context menu), `send.rs` (the send pipeline),
+//! `session_manager.rs` (Settings → Sessions: every project's chats,
+//! export and import), `attachments.rs` (the Context menu), `send.rs` (the
+//! send pipeline),
 //! `run_events.rs` (a run's events and its end), `stop.rs` (Stop,
 //! and stopping before navigation), `reconnect.rs` (a run still going when
 //! the panel opens) and `recovery.rs` (Revert and snapshots).
@@ -29,6 +31,7 @@ mod reconnect;
 mod recovery;
 mod run_events;
 mod send;
+mod session_manager;
 mod settings;
 mod shell;
 mod stop;
@@ -44,4 +47,4 @@ mod tests;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub(crate) use controller::Controller;
 #[cfg(any(test, target_arch = "wasm32"))]
-pub(crate) use shell::{BrowserTab, Chat, ComposerState, Integrations, Ports, SettingsTab, Ui};
+pub(crate) use shell::{BrowserTab, Chat, ComposerState, Integrations, Ports, SessionManager, SettingsTab, Ui};

@@ -2,7 +2,8 @@
 //! records that cross it. [`Ports`] are worker requests, the active tab,
 //! ids, time, timers and thumbnails; [`Ui`] the header, settings, composer
 //! and toast; [`Chat`] the message list (built by the chat module);
-//! [`Integrations`] the Tools and MCP settings tabs. The wasm
+//! [`Integrations`] the Tools and MCP settings tabs; [`SessionManager`]
+//! the Sessions tab and the export download. The wasm
 //! shell (`crate::shell`) implements them with `chrome.*` and the DOM; the
 //! tests implement them with fakes.
 
@@ -10,6 +11,7 @@ use crate::attachments::Attachments;
 use crate::integration_forms::FieldError;
 use crate::integrations::{IntegrationRecord, RegistryKind};
 use crate::mcp_probe::ProbeStatus;
+use crate::session_manager::ManagerContent;
 use crate::sessions::SessionMeta;
 use crate::settings::Settings;
 use crate::tab_gate::ActiveTab;
@@ -73,6 +75,7 @@ pub(crate) enum SettingsTab {
     Models,
     Tools,
     Mcp,
+    Sessions,
 }
 
 /// The enabled state of the composer's controls.
@@ -155,7 +158,18 @@ pub(crate) trait Integrations {
     fn show_probe(&self, status: &ProbeStatus);
 }
 
-/// Everything the controller needs from its environment.
-pub(crate) trait Shell: Ports + Ui + Chat + Integrations {}
+/// Settings → Sessions.
+pub(crate) trait SessionManager {
+    /// The summary, the storage line and the project cards.
+    fn show_session_manager(&self, view: &ManagerContent);
+    /// Empties `sessions-search` (the manager opens unfiltered).
+    fn clear_session_filter(&self);
+    /// Saves `text` as the download `file_name`; `Err(why)` when the
+    /// browser refused.
+    fn download(&self, file_name: &str, text: &str) -> Result<(), String>;
+}
 
-impl<T: Ports + Ui + Chat + Integrations> Shell for T {}
+/// Everything the controller needs from its environment.
+pub(crate) trait Shell: Ports + Ui + Chat + Integrations + SessionManager {}
+
+impl<T: Ports + Ui + Chat + Integrations + SessionManager> Shell for T {}

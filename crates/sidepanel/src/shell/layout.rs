@@ -7,6 +7,7 @@
 use super::form::{button, check_field, field, section, settings_pane, text_input};
 use super::icons;
 use super::integrations_layout;
+use super::session_manager_layout;
 use super::settings_panel;
 use crate::dom::{el, icon};
 use crate::settings::REASONING_EFFORTS;
@@ -77,7 +78,13 @@ fn header() -> Element {
                         .attr("role", "list")
                         .attr("aria-label", "Chats"),
                 )
-                .child(button("dropdown-action").id("session-new").text("+ New chat")),
+                .child(button("dropdown-action").id("session-new").text("+ New chat"))
+                .child(
+                    button("dropdown-action dropdown-action-sub")
+                        .id("session-manage")
+                        .attr("title", "Every chat of every project, with export and import")
+                        .text("Manage all chats…"),
+                ),
         );
     let model = el("div")
         .class("dropdown")
@@ -376,7 +383,8 @@ fn settings_panel() -> Element {
                 .child(general_pane())
                 .child(models_pane())
                 .child(integrations_layout::tools_pane())
-                .child(integrations_layout::mcp_pane()),
+                .child(integrations_layout::mcp_pane())
+                .child(session_manager_layout::sessions_pane()),
         )
         .build()
 }
@@ -748,6 +756,7 @@ pub(crate) fn build(app: &Element) -> Result<Element, JsValue> {
             "Restore this snapshot?",
             "Restore",
         ),
+        confirm_dialog("sessions-dialog", "sessions-dialog", "Delete this chat?", "Delete chat"),
     ] {
         app.append_child(&part)?;
     }

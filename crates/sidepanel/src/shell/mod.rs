@@ -11,7 +11,10 @@
 //! `edit_mode.rs`, `form.rs`, `registry_row.rs`, `popup.rs` — opening and
 //! closing popups, and their keys). Settings → Tools and MCP
 //! are `integrations_layout.rs` (their DOM) and `integrations_panel.rs`
-//! (their views, events and the `Integrations` side of the shell).
+//! (their views, events and the `Integrations` side of the shell);
+//! Settings → Sessions is `session_manager_layout.rs` and
+//! `session_manager_panel.rs` (with the export download and the import
+//! file).
 
 mod chrome;
 mod composer;
@@ -26,6 +29,8 @@ mod layout;
 mod popup;
 mod recovery;
 mod registry_row;
+mod session_manager_layout;
+mod session_manager_panel;
 mod settings_panel;
 mod thumbnail;
 mod toast;
@@ -450,7 +455,7 @@ fn wire_settings() {
             .iter()
             .find(|(_, n, _)| Some(*n) == name.as_deref())
         {
-            settings_panel::show_tab(*tab);
+            session_manager_panel::show_tab(*tab);
         }
     });
     // Arrow keys, Home and End move along the tabs and show each one.
@@ -460,7 +465,7 @@ fn wire_settings() {
         };
         if let Some(tab) = settings_panel::tab_for_key(&focused, &key.key()) {
             event.prevent_default();
-            settings_panel::show_tab(tab);
+            session_manager_panel::show_tab(tab);
             settings_panel::focus_tab(tab);
         }
     });
@@ -723,6 +728,7 @@ async fn boot() -> Result<(), JsValue> {
     wire_composer();
     wire_edit_mode();
     integrations_panel::wire();
+    session_manager_panel::wire();
     recovery::wire();
     popup::wire();
     wire_document();

@@ -201,11 +201,12 @@ pub(crate) fn is_open() -> bool {
 
 /// The settings tabs in their order: the tab, its `data-tab` name (also
 /// in the ids `settings-tab-<name>` and `settings-pane-<name>`) and label.
-pub(super) const TABS: [(SettingsTab, &str, &str); 4] = [
+pub(super) const TABS: [(SettingsTab, &str, &str); 5] = [
     (SettingsTab::General, "general", "General"),
     (SettingsTab::Models, "models", "Models"),
     (SettingsTab::Tools, "tools", "Tools"),
     (SettingsTab::Mcp, "mcp", "MCP"),
+    (SettingsTab::Sessions, "sessions", "Sessions"),
 ];
 
 /// Arrow keys, Home and End on a focused tab: the tab to show and focus.

@@ -31,6 +31,8 @@ pub(crate) struct FakeBrowser {
     session_rules: RefCell<BTreeMap<u32, Value>>,
     rule_failure: RefCell<Option<String>>,
     rule_updates: Cell<usize>,
+    focused_windows: RefCell<Vec<i64>>,
+    create_failure: RefCell<Option<String>>,
 }
 
 impl FakeBrowser {
@@ -93,6 +95,22 @@ impl FakeBrowser {
     pub(crate) fn fail_rule_updates(&self, message: Option<&str>) {
         *self.rule_failure.borrow_mut() = message.map(str::to_owned);
     }
+    /// The windows `focus` brought to the front, in order.
+    pub(crate) fn focused_windows(&self) -> Vec<i64> {
+        self.focused_windows.borrow().clone()
+    }
+    /// Makes every later `create` fail with `message`.
+    pub(crate) fn fail_tab_creation(&self, message: &str) {
+        *self.create_failure.borrow_mut() = Some(message.to_owned());
+    }
+    /// The active tab's id.
+    pub(crate) fn active_id(&self) -> Option<i64> {
+        self.active.get()
+    }
+    /// Every tab's URL, in order.
+    pub(crate) fn tab_urls(&self) -> Vec<String> {
+        self.tabs.borrow().iter().map(|tab| tab.url.clone()).collect()
+    }
 }
 
 fn navigate(tabs: &SharedTabs, id: i64, url: &str) {
@@ -131,6 +149,28 @@ impl Tabs for FakeBrowser {
     async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError> {
         self.panel.borrow_mut().insert(tab_id, enabled);
         Ok(())
+    }
+    async fn focus(&self, tab_id: i64, window_id: Option<i64>) -> Result<(), PlatformError> {
+        if !self.tabs.borrow().iter().any(|tab| tab.id == Some(tab_id)) {
+            return Err(PlatformError(format!("No tab with id: {tab_id}.")));
+        }
+        self.active.set(Some(tab_id));
+        self.focused_windows.borrow_mut().extend(window_id);
+        Ok(())
+    }
+    async fn create(&self, url: &str) -> Result<Tab, PlatformError> {
+        if let Some(message) = self.create_failure.borrow().clone() {
+            return Err(PlatformError(message));
+        }
+        let id = self.tabs.borrow().iter().filter_map(|tab| tab.id).max().unwrap_or(0) + 1;
+        let tab = Tab {
+            id: Some(id),
+            window_id: Some(1),
+            url: url.to_owned(),
+        };
+        self.tabs.borrow_mut().push(tab.clone());
+        self.active.set(Some(id));
+        Ok(tab)
     }
 }
 
@@ -219,6 +259,12 @@ impl<T: Tabs> Tabs for &T {
     }
     async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError> {
         (**self).set_side_panel_enabled(tab_id, enabled).await
+    }
+    async fn focus(&self, tab_id: i64, window_id: Option<i64>) -> Result<(), PlatformError> {
+        (**self).focus(tab_id, window_id).await
+    }
+    async fn create(&self, url: &str) -> Result<Tab, PlatformError> {
+        (**self).create(url).await
     }
 }
 

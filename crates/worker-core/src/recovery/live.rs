@@ -9,7 +9,7 @@ use crate::envelope::RequestError;
 use crate::page_client::{apply_edit, edit_snapshot_request, read_context};
 use crate::platform::{Platform, Tabs};
 use crate::runs::Runs;
-use crate::tabs::is_typst_app_url;
+use crate::tabs::{is_typst_app_url, project_of_url};
 use content_bridge::PageError;
 use protocol::ErrorCode;
 use protocol::js;
@@ -18,16 +18,6 @@ use protocol::payloads::PageApplyEdit;
 /// Whether an agent run is active on `tab_id`.
 pub(crate) fn run_active_on(runs: &Runs, tab_id: u64) -> bool {
     runs.summaries().iter().any(|run| run.tab_id == tab_id)
-}
-
-/// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
-/// raw path segment.
-pub(crate) fn project_of_url(url: &str) -> Option<&str> {
-    const MARKER: &str = "typst.app/project/";
-    let start = url.find(MARKER)? + MARKER.len();
-    let rest = url.get(start..)?;
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    rest.get(..end).filter(|segment| !segment.is_empty())
 }
 
 /// Requires `tab_id` to be a typst.app tab that shows `project_id`.

@@ -3,7 +3,6 @@
 //! `PAGE_APPLY_EDIT` as the page script does (with its file, editor and
 //! exact-text guards).
 
-use super::live::project_of_url;
 use crate::fakes::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeTypstPages, TypstPage, ask, block_on};
 use crate::journals::{Checkpoints, DocumentState, JournalStore, SnapshotInput, Snapshots, StageInput};
 use crate::platform::Platform;
@@ -451,10 +450,6 @@ fn recovery_needs_the_projects_typst_tab() {
         json!({"tabId": TAB, "projectId": "q", "sessionId": "s"}),
     );
     assert_eq!(error_code(&list), "DOCUMENT_SNAPSHOT_PROJECT_MISMATCH");
-    assert_eq!(project_of_url("https://typst.app/project/abc?x=1"), Some("abc"));
-    assert_eq!(project_of_url("https://typst.app/project/abc/files#top"), Some("abc"));
-    assert_eq!(project_of_url("https://typst.app/project/"), None);
-    assert_eq!(project_of_url("https://typst.app/app"), None);
 }
 
 // ----- snapshots -----

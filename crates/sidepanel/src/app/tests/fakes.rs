@@ -7,11 +7,14 @@
 //! The test files import this module whole (`use super::fakes::*`), so it
 //! also hands on the names they use.
 
-pub(super) use crate::app::{BrowserTab, Chat, ComposerState, Controller, Integrations, Ports, SettingsTab, Ui};
+pub(super) use crate::app::{
+    BrowserTab, Chat, ComposerState, Controller, Integrations, Ports, SessionManager, SettingsTab, Ui,
+};
 pub(super) use crate::attachments::{Attachments, ContextKind};
 pub(super) use crate::integration_forms::{FieldError, FormField, IntegrationForm, McpForm, ToolForm};
 pub(super) use crate::integrations::{IntegrationRecord, RegistryKind};
 pub(super) use crate::mcp_probe::ProbeStatus;
+pub(super) use crate::session_manager::ManagerContent;
 pub(super) use crate::sessions::SessionMeta;
 pub(super) use crate::settings::{GeneralForm, ModelForm, Settings};
 pub(super) use crate::tab_gate::NO_PROJECT_TEXT;
@@ -121,6 +124,12 @@ pub(super) struct FakeShell {
     pub(super) registries: RefCell<Vec<(RegistryKind, Shown)>>,
     pub(super) form_problems: RefCell<Vec<(RegistryKind, Vec<FieldError>)>>,
     pub(super) probes: RefCell<Vec<ProbeStatus>>,
+    // SessionManager
+    pub(super) manager_contents: RefCell<Vec<ManagerContent>>,
+    /// Files saved: name and text.
+    pub(super) downloads: RefCell<Vec<(String, String)>>,
+    /// When set, a download is refused with this reason.
+    pub(super) download_refusal: RefCell<Option<String>>,
 }
 
 impl FakeShell {
@@ -167,6 +176,15 @@ impl FakeShell {
             .find(|(k, _)| *k == kind)
             .map(|(_, problems)| problems.clone())
             .unwrap_or_default()
+    }
+
+    /// What Settings → Sessions shows now.
+    pub(super) fn manager(&self) -> ManagerContent {
+        self.manager_contents
+            .borrow()
+            .last()
+            .cloned()
+            .expect("the Sessions tab was drawn")
     }
 
     pub(super) fn composer(&self) -> ComposerState {
@@ -319,6 +337,24 @@ impl Integrations for FakeShell {
     }
 }
 
+impl SessionManager for FakeShell {
+    fn show_session_manager(&self, view: &ManagerContent) {
+        self.manager_contents.borrow_mut().push(view.clone());
+    }
+    fn clear_session_filter(&self) {
+        self.log("clear-session-filter");
+    }
+    fn download(&self, file_name: &str, text: &str) -> Result<(), String> {
+        if let Some(why) = self.download_refusal.borrow().clone() {
+            return Err(why);
+        }
+        self.downloads
+            .borrow_mut()
+            .push((file_name.to_owned(), text.to_owned()));
+        Ok(())
+    }
+}
+
 impl Chat for FakeShell {
     fn render_history(&self, messages: &[Value]) {
         self.rendered.borrow_mut().push(messages.to_vec());
@@ -464,6 +500,9 @@ impl Rig {
             registries: RefCell::default(),
             form_problems: RefCell::default(),
             probes: RefCell::default(),
+            manager_contents: RefCell::default(),
+            downloads: RefCell::default(),
+            download_refusal: RefCell::default(),
         };
         Rig {
             pool,

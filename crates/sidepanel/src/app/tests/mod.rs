@@ -12,6 +12,7 @@ mod reconnect;
 mod recovery;
 mod run_events;
 mod send;
+mod session_manager;
 mod settings;
 mod start;
 mod stop;
