@@ -45,6 +45,15 @@ pub struct Tab {
     pub url: String,
 }
 
+/// Who sent a runtime message (`chrome.runtime.onMessage`'s `sender`): a
+/// content script's tab, or none for the extension's own pages. The browser
+/// fills it in, so, unlike the message, a page cannot choose it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageSender {
+    /// `sender.tab`, when a tab's content script sent the message.
+    pub tab: Option<Tab>,
+}
+
 /// `chrome.tabs` and `chrome.sidePanel`.
 pub trait Tabs {
     /// Every open tab.
@@ -55,6 +64,11 @@ pub trait Tabs {
     async fn get(&self, tab_id: i64) -> Result<Tab, PlatformError>;
     /// Enables the side panel on `tab_id` (with its page) or disables it.
     async fn set_side_panel_enabled(&self, tab_id: i64, enabled: bool) -> Result<(), PlatformError>;
+    /// Opens the side panel in window `window_id`
+    /// (`chrome.sidePanel.open({windowId})`). Chrome allows it only while the
+    /// user gesture that led to the call lasts, so callers make it before
+    /// anything else they await.
+    async fn open_side_panel(&self, window_id: i64) -> Result<(), PlatformError>;
 }
 
 /// The world a script runs in.

@@ -18,4 +18,5 @@ mod snapshot_ops;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use live::project_of_url;
 pub(crate) use routes::route;
