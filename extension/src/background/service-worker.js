@@ -38,7 +38,7 @@ init({ module_or_path: new URL('../wasm/worker_core_bg.wasm', import.meta.url) }
   for (const task of waiting.splice(0)) task();
 });
 
-chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only messages with a requestId are ever answered by the worker.
   if (typeof message?.requestId !== 'string') return false;
   whenReady(() => {
@@ -50,7 +50,7 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
       });
       return;
     }
-    core.handle_message(message).then(
+    core.handle_message(message, sender).then(
       response => { if (response !== undefined) sendResponse(response); },
       error => sendResponse({
         type: TYPES.RESPONSE,
