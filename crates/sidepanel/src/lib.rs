@@ -11,7 +11,7 @@
 //!
 //! A feature lives in up to three layers under one name: the plain decisions
 //! at the crate root (`settings`, `integrations`, `integration_forms`,
-//! `mcp_probe`, `sessions`, `attachments`, `recovery`, `edit_review`,
+//! `mcp_probe`, `sessions`, `attachments`, `quick_attach`, `recovery`, `edit_review`,
 //! `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`, `history`,
 //! `worker_client`), its flow in `app/` (`app/settings.rs`,
 //! `app/recovery.rs`, …) and its DOM in `shell/` or `chat/view/` (wasm
@@ -36,6 +36,7 @@ mod history;
 mod integration_forms;
 mod integrations;
 mod mcp_probe;
+mod quick_attach;
 mod recovery;
 mod run_ui;
 mod sessions;

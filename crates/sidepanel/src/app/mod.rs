@@ -9,7 +9,8 @@
 //! (automatic names), `settings.rs` (theme, General, models, the Edits
 //! mode), `integrations.rs` (Settings → Tools and MCP: the two registries,
 //! their forms and the probe), `turns.rs` (one registry change at a time),
-//! `attachments.rs` (the Context menu), `send.rs` (the send pipeline),
+//! `attachments.rs` (the Context menu), `quick_attach.rs` (the page's "Add
+//! to agent" buttons), `send.rs` (the send pipeline),
 //! `run_events.rs` (a run's events and its end), `stop.rs` (Stop,
 //! and stopping before navigation), `reconnect.rs` (a run still going when
 //! the panel opens) and `recovery.rs` (Revert and snapshots).
@@ -25,6 +26,7 @@ mod chat_names;
 mod chats;
 mod controller;
 mod integrations;
+mod quick_attach;
 mod reconnect;
 mod recovery;
 mod run_events;
