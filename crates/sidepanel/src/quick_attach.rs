@@ -102,6 +102,11 @@ impl QuickAttachInbox {
         self.ready = true;
     }
 
+    /// Whether the panel finished starting.
+    pub(crate) fn is_ready(&self) -> bool {
+        self.ready
+    }
+
     /// Starts a delivery run when one may start: the panel is ready, none is
     /// under way and something waits. The caller then takes events with
     /// [`next`](Self::next) until it returns `None`.

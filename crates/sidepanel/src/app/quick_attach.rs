@@ -14,10 +14,24 @@ use serde_json::json;
 use std::rc::Rc;
 
 impl<S: Shell + 'static> Controller<S> {
-    /// A quick-attach event from the worker's broadcast (or a drain).
+    /// A quick-attach event from the worker's broadcast. A started panel of
+    /// the event's window also drains the window's queue: the worker keeps
+    /// the event there for 30 seconds, and a panel reopened meanwhile would
+    /// take it a second time (the original's panel left it queued).
     pub(super) fn on_quick_attach(self: &Rc<Self>, event: QuickAttachEvent) {
+        let (ready, ours) = {
+            let state = self.state.borrow();
+            (
+                state.quick_attach.is_ready(),
+                state.window_id == Some(event.origin.window_id),
+            )
+        };
         if self.state.borrow_mut().quick_attach.accept(event) {
             self.deliver_quick_attachments();
+        }
+        if ready && ours {
+            let this = Rc::clone(self);
+            self.spawn(async move { this.drain_window().await });
         }
     }
 
@@ -25,6 +39,11 @@ impl<S: Shell + 'static> Controller<S> {
     /// worker queued for this window, then delivers everything that waited.
     pub(super) async fn drain_quick_attachments(self: &Rc<Self>) {
         self.state.borrow_mut().quick_attach.set_ready();
+        self.drain_window().await;
+    }
+
+    /// Takes the window's queued events (each taken once) and delivers them.
+    async fn drain_window(self: &Rc<Self>) {
         let window_id = self.state.borrow().window_id;
         if let Some(window_id) = window_id {
             match self

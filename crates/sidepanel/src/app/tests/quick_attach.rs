@@ -104,6 +104,34 @@ fn a_broadcast_is_taken_once_and_only_for_this_tab_and_window() {
     assert_eq!(full_reads, 1);
     assert_eq!(shell.count(MessageType::GetPreview), 0);
     assert_eq!(shell.attachments.borrow().selections.len(), 1);
+    // Each broadcast of this window also empties the window's queue: one
+    // drain at start, one per broadcast of window 1 (quick-a twice, quick-b).
+    assert_eq!(shell.count(MessageType::QuickAttachDrain), 4);
+}
+
+#[test]
+fn a_broadcast_also_drains_so_the_queued_copy_is_not_taken_again() {
+    let queued = json!([
+        {"type": "QUICK_ATTACH_SELECTION", "payload": {"tabId": 7, "windowId": 1, "eventId": "quick-b1"}}
+    ]);
+    let mut drains = 0;
+    let mut worker = worker_with(json!([]));
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::QuickAttachDrain => {
+            drains += 1;
+            ok(if drains == 2 { queued.clone() } else { json!([]) })
+        }
+        other => worker(other, payload),
+    });
+    rig.app
+        .on_runtime_message(&event("QUICK_ATTACH_SELECTION", 7, 1, "quick-b1"));
+    rig.settle();
+    assert_eq!(rig.shell().count(MessageType::QuickAttachDrain), 2);
+    assert_eq!(
+        rig.shell().attachments.borrow().selections.len(),
+        1,
+        "one chip for one event"
+    );
 }
 
 #[test]
