@@ -727,10 +727,26 @@ export class Harness {
     if (exceptionDetails || result?.value !== 'opened') {
       throw new Error(`chrome.sidePanel.open failed: ${result?.value ?? exceptionDetails?.text}`);
     }
+    return this.attachSidePanel({ before });
+  }
+
+  /** The side panel documents open now (their target ids). */
+  async sidePanelTargets() {
+    return (await this.targets()).filter(t => t.type === 'page' && t.url.startsWith(this.sidePanelUrl))
+      .map(t => t.targetId);
+  }
+
+  /**
+   * Attaches to a side panel that something else opened (the extension itself,
+   * say): waits for a panel target, preferring one not in `before` (target ids;
+   * with `onlyNew`, only such a one), and returns it as a SidePanel whose errors
+   * are collected like the others.
+   */
+  async attachSidePanel({ before = new Set(), onlyNew = false, timeout = 30_000 } = {}) {
     const target = await poll(async () => (await this.targets()).find(t =>
       t.type === 'page' && t.url.startsWith(this.sidePanelUrl) && !before.has(t.targetId)) ??
-      (await this.targets()).find(t => t.type === 'page' && t.url.startsWith(this.sidePanelUrl)),
-    { message: `a side panel target at ${this.sidePanelUrl}` });
+      (onlyNew ? null : (await this.targets()).find(t => t.type === 'page' && t.url.startsWith(this.sidePanelUrl))),
+    { timeout, message: `a side panel target at ${this.sidePanelUrl}` });
     const session = await RawTargetSession.attach(this.browserSession, target.targetId);
     const label = 'side panel';
     session.on('Runtime.exceptionThrown', ({ exceptionDetails: details }) => {

@@ -12,6 +12,7 @@ const MAIN_WORLD_FILES = [
   'src/content/workspace.js',
   'src/content/diagnostics.js',
   'src/content/inline-diff.js',
+  'src/content/quick-attach.js',
   'src/content/main.js',
 ];
 

@@ -39,6 +39,7 @@ fn bridge_numbers() -> Vec<(&'static str, u64)> {
         bridge::MAIN_RECOVERY_MAX_DELAY_MS,
         bridge::MAX_REMEMBERED_NONCES,
         bridge::MAX_REQUEST_ID_CHARS,
+        bridge::QUICK_ATTACH_MIN_INTERVAL_MS,
     ]
     .to_vec()
 }

@@ -65,6 +65,7 @@ pub const SHIPPED: &[Shipped] = &[
     repo("src/content/workspace.js", "extension/src/content/workspace.js"),
     repo("src/content/diagnostics.js", "extension/src/content/diagnostics.js"),
     repo("src/content/inline-diff.js", "extension/src/content/inline-diff.js"),
+    repo("src/content/quick-attach.js", "extension/src/content/quick-attach.js"),
     repo("src/content/main.js", "extension/src/content/main.js"),
     wasm("src/wasm/worker_core.js"),
     wasm("src/wasm/worker_core_bg.wasm"),

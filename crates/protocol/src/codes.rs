@@ -144,7 +144,7 @@ wire_codes! {
         InvalidDocumentSnapshot = "INVALID_DOCUMENT_SNAPSHOT",
         /// `AI_STREAM_DONE.snapshotWarning` is malformed.
         InvalidDocumentSnapshotWarning = "INVALID_DOCUMENT_SNAPSHOT_WARNING",
-        /// A quick-attach event's origin is malformed.
+        /// A quick-attach event's origin is malformed, or its sender is not a typst.app project tab.
         InvalidQuickAttachSource = "INVALID_QUICK_ATTACH_SOURCE",
         /// A window id is not a safe non-negative integer.
         InvalidWindowId = "INVALID_WINDOW_ID",
@@ -631,6 +631,9 @@ wire_codes! {
         DuplicateMcpServerId = "DUPLICATE_MCP_SERVER_ID",
         /// A tool or server registry change other than replace, upsert, remove or toggle.
         InvalidRegistryMutation = "INVALID_REGISTRY_MUTATION",
+        // Quick attach (the original's `service-worker.js dispatchQuickAttach`).
+        /// A quick attach arrived from no tab, or from a tab without a window (the message's sender, not its payload).
+        QuickAttachSourceMissing = "QUICK_ATTACH_SOURCE_MISSING",
         // The panel's Markdown audit (never on the wire; named so logs and tests agree).
         /// The rendered HTML could not be audited.
         MarkdownMalformed = "MARKDOWN_MALFORMED",

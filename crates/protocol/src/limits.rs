@@ -258,6 +258,9 @@ pub const MAX_PROJECT_TREE_DEPTH: u32 = 12;
 pub const QUICK_ATTACH_TTL_MS: u32 = 30_000;
 /// Most queued quick attachments.
 pub const MAX_QUICK_ATTACH_QUEUE: u32 = 32;
+/// Most quick-attach event ids a panel remembers to ignore a second delivery
+/// (the broadcast and the drain can both bring the same event).
+pub const MAX_SEEN_QUICK_ATTACH_IDS: u32 = 128;
 
 /// Converts a `u32` limit to `usize` for comparisons with lengths.
 pub const fn to_usize(limit: u32) -> usize {

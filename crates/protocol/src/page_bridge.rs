@@ -27,6 +27,12 @@ pub const MAIN_RECOVERY_MAX_DELAY_MS: u32 = 5_000;
 /// How many handshake nonces the main world remembers (most recent first).
 pub const MAX_REMEMBERED_NONCES: u32 = 8;
 
+/// Shortest time between two "Add to agent" clicks that count: the page's
+/// buttons ignore faster clicks (the original's image button waited 900 ms),
+/// and the isolated world forwards at most one quick attach per interval, so
+/// a script of the page cannot flood the worker and the panel with them.
+pub const QUICK_ATTACH_MIN_INTERVAL_MS: u32 = 900;
+
 /// Id of the dynamically registered main-world content script.
 pub const MAIN_CONTENT_SCRIPT_ID: &str = "typst-side-agent-main";
 
@@ -51,6 +57,7 @@ pub const MAIN_WORLD_FILES: &[&str] = &[
     "src/content/workspace.js",
     "src/content/diagnostics.js",
     "src/content/inline-diff.js",
+    "src/content/quick-attach.js",
     "src/content/main.js",
 ];
 

@@ -27,6 +27,9 @@ pub(crate) enum CaptureMode {
     Canvas,
     /// The image file open in the preview column ("Opened image file").
     Asset,
+    /// No preference: the opened image when it is an asset, else the canvas
+    /// (the page's "Add image to agent" button).
+    Auto,
 }
 
 impl CaptureMode {
@@ -40,6 +43,7 @@ impl CaptureMode {
             CaptureMode::Asset => {
                 payload.insert("preferAssetImage".to_owned(), json!(true));
             }
+            CaptureMode::Auto => {}
         }
         if let Some(tab_id) = tab_id {
             payload.insert("tabId".to_owned(), json!(tab_id));
@@ -394,6 +398,7 @@ mod tests {
             json!({"preferTypstCanvas": true, "tabId": 9})
         );
         assert_eq!(CaptureMode::Asset.request(None), json!({"preferAssetImage": true}));
+        assert_eq!(CaptureMode::Auto.request(Some(4)), json!({"tabId": 4}));
     }
 
     #[test]

@@ -12,8 +12,8 @@
 //!
 //! A feature lives in up to three layers under one name: the plain decisions
 //! at the crate root (`settings`, `integrations`, `integration_forms`,
-//! `mcp_probe`, `sessions`, `session_manager`, `attachments`, `recovery`,
-//! `edit_review`,
+//! `mcp_probe`, `sessions`, `session_manager`, `attachments`, `quick_attach`,
+//! `recovery`, `edit_review`,
 //! `tab_gate`, `toast`, `shortcut`, `transitions`, `run_ui`, `history`,
 //! `worker_client`), its flow in `app/` (`app/settings.rs`,
 //! `app/recovery.rs`, …) and its DOM in `shell/` or `chat/view/` (wasm
@@ -38,6 +38,7 @@ mod history;
 mod integration_forms;
 mod integrations;
 mod mcp_probe;
+mod quick_attach;
 mod recovery;
 mod run_ui;
 mod session_manager;

@@ -474,18 +474,14 @@ pub(crate) fn parse_import_file(text: &str) -> Result<Value, ImportFileError> {
 }
 
 /// The toast after an import: how many chats came in, how many records
-/// were skipped as invalid, and how many were given a new id because one
-/// of that id existed (when the worker reports it).
+/// were skipped as invalid (the worker's `rejected`), and how many were
+/// given a new id because a chat of that id existed (`renamed`).
 pub(crate) fn import_status(answer: &Value) -> String {
     let imported = count(answer, "imported");
     let mut parts = vec![format!("Imported {}", plural(imported, "chat"))];
     let rejected = count(answer, "rejected");
     if rejected > 0 {
         parts.push(format!("skipped {} that failed validation", plural(rejected, "record")));
-    }
-    let skipped = count(answer, "skipped");
-    if skipped > 0 {
-        parts.push(format!("skipped {}", plural(skipped, "record")));
     }
     let renamed = count(answer, "renamed");
     if renamed > 0 {

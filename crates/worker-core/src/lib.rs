@@ -33,6 +33,7 @@ mod mcp;
 mod page_client;
 mod platform;
 mod provider;
+mod quick_attach;
 mod race;
 mod recovery;
 mod recovery_tabs;
@@ -58,8 +59,8 @@ mod wasm;
 
 pub use cancel::{CallbackGuard, Cancellation, Cancelled};
 pub use platform::{
-    Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError, Pages, Platform, PlatformError,
-    Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
+    Clock, HttpRequest, HttpResponse, MessageSender, Messenger, NetRules, Network, NetworkError, Pages, Platform,
+    PlatformError, Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 pub use tabs::{on_activated, on_history_state_updated, on_updated};
 pub use worker::Worker;

@@ -10,6 +10,7 @@
 //! panel_contract`), and the panel's tests then run against the new answers.
 
 use crate::fakes::{FakeChunk, FakeClock, FakeTypstPages, Harness, sse, text};
+use crate::platform::MessageSender;
 use serde_json::Value;
 
 const CONTRACT_PATH: &str = concat!(
@@ -17,11 +18,19 @@ const CONTRACT_PATH: &str = concat!(
     "/../protocol/tests/vectors/worker-answers.json"
 );
 
-/// Sends one recorded request and returns the answer's payload.
+/// Sends one recorded request and returns the answer's payload. A step with
+/// `"fromTab": true` comes from the typst.app tab's content script (the
+/// page's quick attach), every other one from an extension page.
 fn send(harness: &mut Harness<FakeTypstPages>, request: &Value) -> Value {
     let kind = request["type"].as_str().unwrap_or_default();
     let run_id = request["runId"].as_str();
-    let answer = harness.call(kind, run_id, request["payload"].clone());
+    let sender = if request["fromTab"] == Value::Bool(true) {
+        Harness::<FakeTypstPages>::tab_sender()
+    } else {
+        MessageSender::default()
+    };
+    let pending = harness.send_as(kind, run_id, request["payload"].clone(), sender);
+    let answer = pending.answer().expect("answered at once");
     answer["payload"].clone()
 }
 

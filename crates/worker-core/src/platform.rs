@@ -45,6 +45,15 @@ pub struct Tab {
     pub url: String,
 }
 
+/// Who sent a runtime message (`chrome.runtime.onMessage`'s `sender`): a
+/// content script's tab, or none for the extension's own pages. The browser
+/// fills it in, so, unlike the message, a page cannot choose it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MessageSender {
+    /// `sender.tab`, when a tab's content script sent the message.
+    pub tab: Option<Tab>,
+}
+
 /// `chrome.tabs` and `chrome.sidePanel`.
 pub trait Tabs {
     /// Every open tab.
@@ -60,6 +69,11 @@ pub trait Tabs {
     async fn focus(&self, tab_id: i64, window_id: Option<i64>) -> Result<(), PlatformError>;
     /// Opens `url` in a new tab (`tabs.create`).
     async fn create(&self, url: &str) -> Result<Tab, PlatformError>;
+    /// Opens the side panel in window `window_id`
+    /// (`chrome.sidePanel.open({windowId})`). Chrome allows it only while the
+    /// user gesture that led to the call lasts, so callers make it before
+    /// anything else they await.
+    async fn open_side_panel(&self, window_id: i64) -> Result<(), PlatformError>;
 }
 
 /// The world a script runs in.

@@ -3,14 +3,15 @@
 
 use crate::cancel::{CallbackGuard, Cancellation, Cancelled};
 use crate::platform::{
-    Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError, Pages, Platform, PlatformError,
-    Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
+    Clock, HttpRequest, HttpResponse, MessageSender, Messenger, NetRules, Network, NetworkError, Pages, Platform,
+    PlatformError, Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 use crate::tabs;
 use crate::worker::Worker;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;
+use std::future::Future;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -45,6 +46,8 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setOptions, catch)]
     async fn side_panel_set_options(options: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = open, catch)]
+    async fn side_panel_open(options: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "sidePanel"], js_name = setPanelBehavior, catch)]
     async fn side_panel_set_panel_behavior(behavior: JsValue) -> Result<JsValue, JsValue>;
 
@@ -226,6 +229,13 @@ impl Tabs for ChromeTabs {
     async fn create(&self, url: &str) -> Result<Tab, PlatformError> {
         let tab: ChromeTab = from_js(tabs_create(to_js(&json!({ "url": url }))?).await.map_err(js_error)?)?;
         Ok(tab.into())
+    }
+
+    async fn open_side_panel(&self, window_id: i64) -> Result<(), PlatformError> {
+        side_panel_open(to_js(&json!({ "windowId": window_id }))?)
+            .await
+            .map_err(js_error)?;
+        Ok(())
     }
 }
 
@@ -602,20 +612,48 @@ pub fn bootstrap() {
     spawn(bootstrap_serialized());
 }
 
+/// `runtime.onMessage`'s `sender`: only its tab matters.
+#[derive(Deserialize)]
+struct ChromeSender {
+    #[serde(default)]
+    tab: Option<ChromeTab>,
+}
+
 /// `runtime.onMessage`: resolves with the response envelope, or `undefined`
-/// when the message is not the worker's to answer.
+/// when the message is not the worker's to answer. `sender` is the browser's
+/// `MessageSender`; one that cannot be read counts as no tab.
+///
+/// The answer's first step runs here, inside the listener, rather than in a
+/// later microtask: Chrome lets `chrome.sidePanel.open` through only while
+/// the click's user gesture lasts, and measured in Chromium that is the
+/// listener's own synchronous call (the same call one microtask later is
+/// refused). Quick attach opens the panel before it awaits anything, so the
+/// first poll reaches it; everything after the first await goes on as a
+/// spawned task.
 #[wasm_bindgen]
-pub fn handle_message(message: JsValue) -> js_sys::Promise {
-    future_to_promise(async move {
+pub fn handle_message(message: JsValue, sender: JsValue) -> js_sys::Promise {
+    let sender = MessageSender {
+        tab: from_js::<ChromeSender>(sender).ok().and_then(|s| s.tab).map(Tab::from),
+    };
+    let mut answer = Box::pin(async move {
         let message: Value = match from_js(message) {
             Ok(message) => message,
             Err(_) => return Ok(JsValue::UNDEFINED),
         };
-        match worker().handle_message(&message).await {
+        match worker().handle_message_from(&message, &sender).await {
             Some(response) => to_js(&response).map_err(|error| JsValue::from_str(&error.0)),
             None => Ok(JsValue::UNDEFINED),
         }
-    })
+    });
+    // A waker that does nothing is enough for this one poll: a pending
+    // answer is handed to the executor, which polls it again at once with
+    // its own waker.
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match answer.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(Ok(value)) => js_sys::Promise::resolve(&value),
+        std::task::Poll::Ready(Err(error)) => js_sys::Promise::reject(&error),
+        std::task::Poll::Pending => future_to_promise(answer),
+    }
 }
 
 #[derive(Deserialize)]

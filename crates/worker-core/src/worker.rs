@@ -9,7 +9,8 @@
 use crate::agent;
 use crate::envelope::{self, Request, RequestError};
 use crate::integrations::{self, Integrations};
-use crate::platform::Platform;
+use crate::platform::{MessageSender, Platform};
+use crate::quick_attach::{self, QuickAttachQueue};
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
 use crate::registries;
@@ -33,6 +34,8 @@ pub struct Worker<P: Platform> {
     pub(crate) recovery: RecoveryTabs,
     /// The MCP client and the `Origin` rules of the MCP servers.
     pub(crate) integrations: Integrations,
+    /// Quick attachments waiting for their window's panel (30 s).
+    pub(crate) quick_attach: QuickAttachQueue,
 }
 
 impl<P: Platform> Worker<P> {
@@ -46,16 +49,23 @@ impl<P: Platform> Worker<P> {
             runs: Runs::new(),
             recovery: RecoveryTabs::new(),
             integrations: Integrations::new(version),
+            quick_attach: QuickAttachQueue::new(),
         }
     }
 
-    /// Answers one runtime message; `None` means the message is not the
-    /// worker's to answer.
+    /// Answers one runtime message from an extension page (no sender tab);
+    /// `None` means the message is not the worker's to answer.
     pub async fn handle_message(&self, message: &Value) -> Option<Value> {
+        self.handle_message_from(message, &MessageSender::default()).await
+    }
+
+    /// Answers one runtime message sent by `sender` (the browser's account
+    /// of who sent it; only quick attach reads it).
+    pub async fn handle_message_from(&self, message: &Value, sender: &MessageSender) -> Option<Value> {
         let reply_id = envelope::reply_request_id(message)?;
         let run_id = message.get("runId").and_then(Value::as_str);
         let answer = match envelope::check(message) {
-            Ok(request) => self.route(request).await,
+            Ok(request) => self.route(request, sender).await,
             Err(error) => Err(error),
         };
         Some(match answer {
@@ -64,7 +74,7 @@ impl<P: Platform> Worker<P> {
         })
     }
 
-    async fn route(&self, request: Request) -> Result<Value, RequestError> {
+    async fn route(&self, request: Request, sender: &MessageSender) -> Result<Value, RequestError> {
         let p = &self.platform;
         let run_id = request.run_id.as_deref().unwrap_or_default();
         match request.payload {
@@ -108,6 +118,10 @@ impl<P: Platform> Worker<P> {
             | Payload::SaveMcpServers(_)) => registries::route(p, &self.store.queue, &self.integrations, payload).await,
             Payload::ProbeMcpServer(probe) => integrations::probe_route(p, &self.integrations, probe).await,
             Payload::OpenProjectTab(project) => tabs::open_project(p.tabs(), &project).await,
+            payload @ (Payload::QuickAttachSelection(_) | Payload::QuickAttachImagePreview(_)) => {
+                quick_attach::dispatch(p, &self.quick_attach, payload.message_type(), sender).await
+            }
+            Payload::QuickAttachDrain(drain) => Ok(quick_attach::drain(&self.quick_attach, p.clock(), drain.window_id)),
             other => Err(RequestError::unrouted(other.message_type())),
         }
     }

@@ -6,7 +6,9 @@
  * asynchronously. So every listener is registered here, at the top level;
  * events that arrive before the module is ready wait in a queue; and
  * onMessage returns true so that sendResponse stays usable until the Rust
- * router answers. All decisions are made in Rust (crate `worker-core`).
+ * router answers. All decisions are made in Rust (crate `worker-core`); the
+ * one call the shim makes itself is opening the side panel for a quick attach
+ * that arrives while the module loads (see openPanelWhileLoading).
  */
 import init, * as core from '../wasm/worker_core.js';
 // The wire names the shim writes itself (the response type, the code of a
@@ -38,9 +40,26 @@ init({ module_or_path: new URL('../wasm/worker_core_bg.wasm', import.meta.url) }
   for (const task of waiting.splice(0)) task();
 });
 
-chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
+// A click on the page's "Add to agent" opens the side panel, and Chrome allows
+// chrome.sidePanel.open only synchronously inside this listener (the click's
+// user gesture ends with it). A ready module makes that call itself (Rust
+// polls each answer once inside the listener); a click that woke a stopped
+// worker arrives while the module still loads, so the shim opens the sender's
+// window's panel then. Whether the event is accepted is still decided in Rust
+// when the queued message runs; the panel opened here only shows what Rust
+// queued.
+const QUICK_ATTACH_TYPES = new Set([TYPES.QUICK_ATTACH_SELECTION, TYPES.QUICK_ATTACH_IMAGE_PREVIEW]);
+
+function openPanelWhileLoading(message, sender) {
+  const windowId = sender?.tab?.windowId;
+  if (state !== 'loading' || !QUICK_ATTACH_TYPES.has(message.type) || !Number.isInteger(windowId) || windowId < 0) return;
+  chrome.sidePanel.open({ windowId }).catch(error => console.warn('Typst Side Agent: the side panel did not open.', error));
+}
+
+chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   // Only messages with a requestId are ever answered by the worker.
   if (typeof message?.requestId !== 'string') return false;
+  openPanelWhileLoading(message, sender);
   whenReady(() => {
     if (state === 'failed') {
       sendResponse({
@@ -50,7 +69,7 @@ chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
       });
       return;
     }
-    core.handle_message(message).then(
+    core.handle_message(message, sender).then(
       response => { if (response !== undefined) sendResponse(response); },
       error => sendResponse({
         type: TYPES.RESPONSE,

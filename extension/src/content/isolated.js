@@ -189,6 +189,24 @@
     return true;
   });
 
+  // ---------- Quick attach ----------
+
+  // A click on an "Add to agent" button becomes the worker's QUICK_ATTACH_*
+  // request with an empty payload: the worker takes the tab and window from
+  // the sender. Any script of the page can post these events (the nonce is
+  // observable), so at most one is forwarded per interval, and it carries
+  // nothing of the page. The answer is not needed here: the worker opens the
+  // panel and tells it.
+  let lastQuickAttach = -Infinity;
+
+  function forwardQuickAttach(pageType) {
+    const now = Date.now();
+    if (now - lastQuickAttach < constants.QUICK_ATTACH_MIN_INTERVAL_MS) return;
+    lastQuickAttach = now;
+    const type = pageType === TYPES.PAGE_QUICK_SELECTION ? TYPES.QUICK_ATTACH_SELECTION : TYPES.QUICK_ATTACH_IMAGE_PREVIEW;
+    chrome.runtime.sendMessage(bridge.envelope(type, {}, { requestId: bridge.requestId('quick') })).catch(() => {});
+  }
+
   // ---------- Messages from the main world ----------
 
   window.addEventListener('message', event => {
@@ -208,8 +226,7 @@
       return;
     }
     if (message.type === TYPES.PAGE_QUICK_SELECTION || message.type === TYPES.PAGE_QUICK_IMAGE_PREVIEW) {
-      const type = message.type === TYPES.PAGE_QUICK_SELECTION ? TYPES.QUICK_ATTACH_SELECTION : TYPES.QUICK_ATTACH_IMAGE_PREVIEW;
-      chrome.runtime.sendMessage(bridge.envelope(type, {}, { requestId: bridge.requestId('quick') })).catch(() => {});
+      forwardQuickAttach(message.type);
     }
   });
 

@@ -8,7 +8,8 @@
  * no decisions the worker can make; the worker interprets the answers in Rust.
  * It loads last of the main-world files: the bounds and codes come from
  * protocol-constants.js, the page facts from workspace.js and diagnostics.js,
- * and the drawing of a proposed edit from inline-diff.js.
+ * the drawing of a proposed edit from inline-diff.js, and the "Add to agent"
+ * buttons from quick-attach.js (started here with this file's readers).
  */
 (function () {
   'use strict';
@@ -16,7 +17,7 @@
   const constants = globalThis.__typstAgentProtocolConstants;
   const inlineDiff = globalThis.__typstAgentInlineDiff;
   if (!bridge || !constants?.LIMITS || !inlineDiff) return;
-  const RUNTIME_VERSION = 14;
+  const RUNTIME_VERSION = 15;
   const previousRuntime = window.__typstAgentMainRuntime;
   if (previousRuntime?.version === RUNTIME_VERSION) return;
   try { previousRuntime?.dispose?.(); } catch { /* an older runtime that cannot clean up */ }
@@ -577,6 +578,40 @@
     return { ok: true, edits_applied: checked.changes.length, reviewed_diff: payload.reviewedDiff === true };
   }
 
+  // ---------- Quick attach (quick-attach.js) ----------
+
+  // A page event for the isolated world, which turns it into the worker's
+  // QUICK_ATTACH_* message. Before the handshake there is nobody to tell.
+  function postBridgeEvent(type) {
+    if (!activeNonce) return;
+    window.postMessage(bridge.envelope(type, {}, {
+      requestId: bridge.requestId('page-event'),
+      nonce: activeNonce
+    }), '*');
+  }
+
+  // The image the image button offers: the opened asset, as GET_PREVIEW
+  // without preferences would capture it.
+  function findOpenedImage() {
+    const workspace = readWorkspace(false);
+    const image = dominantImage(workspace);
+    return isAssetImage(image, workspace) ? image : null;
+  }
+
+  let quickAttach = null;
+  function startQuickAttach() {
+    const factory = globalThis.__typstAgentQuickAttach;
+    if (!factory || quickAttach || !document.body) return;
+    quickAttach = factory.create({
+      findEditorView,
+      findOpenedImage,
+      minIntervalMs: constants.QUICK_ATTACH_MIN_INTERVAL_MS,
+      post: kind => postBridgeEvent(kind === 'selection' ? TYPES.PAGE_QUICK_SELECTION : TYPES.PAGE_QUICK_IMAGE_PREVIEW)
+    });
+  }
+  if (document.body) startQuickAttach();
+  else document.addEventListener('DOMContentLoaded', startQuickAttach, { once: true });
+
   // ---------- Bridge ----------
 
   function postResponse(request, result, error) {
@@ -662,6 +697,9 @@
     dispose() {
       window.removeEventListener('message', handleBridgeMessage);
       window.removeEventListener('pagehide', handlePageHide);
+      document.removeEventListener('DOMContentLoaded', startQuickAttach);
+      quickAttach?.stop();
+      quickAttach = null;
       overlay.clear();
       for (const timer of cancelledRequests.values()) clearTimeout(timer);
       cancelledRequests.clear();

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "fc0f2fe74df03b91") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "a58559e7c70bc868") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "fc0f2fe74df03b91",
+    REVISION: "a58559e7c70bc868",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -13,6 +13,7 @@
     MAIN_RECOVERY_MAX_DELAY_MS: 5000,
     MAX_REMEMBERED_NONCES: 8,
     MAX_REQUEST_ID_CHARS: 200,
+    QUICK_ATTACH_MIN_INTERVAL_MS: 900,
     LIMITS: Object.freeze({
       MAX_PAGE_DOCUMENT_CHARS: 1048576,
       MAX_PAGE_SELECTION_CHARS: 65536,
@@ -302,6 +303,7 @@
       INVALID_MCP_SERVER_ID: "INVALID_MCP_SERVER_ID",
       DUPLICATE_MCP_SERVER_ID: "DUPLICATE_MCP_SERVER_ID",
       INVALID_REGISTRY_MUTATION: "INVALID_REGISTRY_MUTATION",
+      QUICK_ATTACH_SOURCE_MISSING: "QUICK_ATTACH_SOURCE_MISSING",
       MARKDOWN_MALFORMED: "MARKDOWN_MALFORMED",
       MARKDOWN_FORBIDDEN_ELEMENT: "MARKDOWN_FORBIDDEN_ELEMENT",
       MARKDOWN_FORBIDDEN_ATTRIBUTE: "MARKDOWN_FORBIDDEN_ATTRIBUTE",
@@ -325,7 +327,7 @@
       PAGE_BRIDGE_READY: "PAGE_BRIDGE_READY"
     }),
     PAGE_REQUESTS: Object.freeze(["PAGE_GET_CONTEXT", "PAGE_GET_PREVIEW", "PAGE_GET_DIAGNOSTICS", "PAGE_GET_PROBE", "PAGE_CANCEL_REQUEST", "PAGE_SHOW_EDIT_PREVIEW", "PAGE_CLEAR_EDIT_PREVIEW", "PAGE_APPLY_EDIT"]),
-    MAIN_WORLD_FILES: Object.freeze(["src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/workspace.js", "src/content/diagnostics.js", "src/content/inline-diff.js", "src/content/main.js"]),
+    MAIN_WORLD_FILES: Object.freeze(["src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/workspace.js", "src/content/diagnostics.js", "src/content/inline-diff.js", "src/content/quick-attach.js", "src/content/main.js"]),
     PROBE_FIELDS: Object.freeze(["editor", "selection", "typstCanvas", "previewImage", "improvePanel"])
   });
 })(globalThis);

@@ -1,5 +1,7 @@
 //! The Context menu's attachments: the editor selection and preview
-//! captures, and their refresh from the send's tab just before a send.
+//! captures, and their refresh from the send's tab just before a send. The
+//! page's quick attach (`quick_attach.rs`) adds its chips through the same
+//! two readers.
 
 use super::controller::{Controller, field_str, page_error};
 use super::shell::Shell;
@@ -34,7 +36,7 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    async fn attach_selection(&self, tab_id: Option<u64>) -> Result<(), String> {
+    pub(super) async fn attach_selection(&self, tab_id: Option<u64>) -> Result<(), String> {
         let mut payload = Map::new();
         if let Some(tab_id) = tab_id {
             payload.insert("tabId".to_owned(), json!(tab_id));
@@ -63,7 +65,7 @@ impl<S: Shell + 'static> Controller<S> {
         Ok(())
     }
 
-    async fn attach_preview(&self, tab_id: Option<u64>, mode: CaptureMode) -> Result<(), String> {
+    pub(super) async fn attach_preview(&self, tab_id: Option<u64>, mode: CaptureMode) -> Result<(), String> {
         let answer = self
             .request(MessageType::GetPreview, mode.request(tab_id))
             .await
@@ -82,6 +84,7 @@ impl<S: Shell + 'static> Controller<S> {
         self.shell.show_attachments(&attachments);
         match mode {
             CaptureMode::Asset => self.shell.status("Opened image attached", false, Some(1_500)),
+            CaptureMode::Auto => self.shell.status("Image added", false, Some(1_500)),
             CaptureMode::Canvas => self.shell.status("", false, None),
         }
         Ok(())

@@ -9,6 +9,7 @@ use super::turns::Turns;
 use crate::attachments::Attachments;
 use crate::history::History;
 use crate::integrations::IntegrationRecord;
+use crate::quick_attach::QuickAttachInbox;
 use crate::run_ui::RunUi;
 use crate::session_manager::ManagerState;
 use crate::sessions::{SessionMeta, TitleGenerations};
@@ -42,6 +43,8 @@ pub(crate) struct AppState {
     pub(super) titles: TitleGenerations,
     /// The Edits mode is being saved.
     pub(super) editor_mode_saving: bool,
+    /// The page's quick attachments: waiting, delivered ids.
+    pub(super) quick_attach: QuickAttachInbox,
     /// Settings → Tools and Settings → MCP, as the worker last answered them.
     pub(crate) custom_tools: Vec<IntegrationRecord>,
     pub(crate) mcp_servers: Vec<IntegrationRecord>,
@@ -111,8 +114,9 @@ impl<S: Shell + 'static> Controller<S> {
         self.shell.spawn(task.boxed_local());
     }
 
-    /// Loads theme and settings, follows the active tab, then reconnects to
-    /// a run that is still going for the opened chat.
+    /// Loads theme and settings, follows the active tab, takes the quick
+    /// attachments queued for its window, then reconnects to a run that is
+    /// still going for the opened chat.
     pub(crate) async fn start(self: &Rc<Self>) {
         match self.request(MessageType::LoadTheme, json!({})).await {
             Ok(theme) => self.shell.show_theme(crate::settings::theme_name(theme.as_str())),
@@ -134,6 +138,7 @@ impl<S: Shell + 'static> Controller<S> {
         if self.state.borrow().session.is_none() {
             self.render_messages();
         }
+        self.drain_quick_attachments().await;
         if let Err(error) = self.recover_active_run().await {
             self.status(&error.message, true);
         }

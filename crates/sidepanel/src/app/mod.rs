@@ -10,8 +10,8 @@
 //! mode), `integrations.rs` (Settings → Tools and MCP: the two registries,
 //! their forms and the probe), `turns.rs` (one registry change at a time),
 //! `session_manager.rs` (Settings → Sessions: every project's chats,
-//! export and import), `attachments.rs` (the Context menu), `send.rs` (the
-//! send pipeline),
+//! export and import), `attachments.rs` (the Context menu), `quick_attach.rs`
+//! (the page's "Add to agent" buttons), `send.rs` (the send pipeline),
 //! `run_events.rs` (a run's events and its end), `stop.rs` (Stop,
 //! and stopping before navigation), `reconnect.rs` (a run still going when
 //! the panel opens) and `recovery.rs` (Revert and snapshots).
@@ -27,6 +27,7 @@ mod chat_names;
 mod chats;
 mod controller;
 mod integrations;
+mod quick_attach;
 mod reconnect;
 mod recovery;
 mod run_events;

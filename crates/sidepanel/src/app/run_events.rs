@@ -1,10 +1,12 @@
 //! The events of the run the panel shows: its stream into the chat, its
 //! tool calls, preflights and approvals (and the approval answers), and
 //! its one terminal event, which ends the bubble and saves the answer to
-//! the chat the run started from.
+//! the chat the run started from. Its `on_runtime_message` is the panel's
+//! one listener, so it also hands on tab changes and quick attachments.
 
 use super::controller::Controller;
 use super::shell::Shell;
+use crate::quick_attach::QuickAttachEvent;
 use crate::run_ui::{PanelRun, notice_text};
 use crate::worker_client::WorkerError;
 use protocol::MessageType;
@@ -47,6 +49,11 @@ impl<S: Shell + 'static> Controller<S> {
                         this.status(&error.message, true);
                     }
                 });
+            }
+            ref quick @ (Payload::QuickAttachSelection(_) | Payload::QuickAttachImagePreview(_)) => {
+                if let Some(event) = QuickAttachEvent::from_payload(quick) {
+                    self.on_quick_attach(event);
+                }
             }
             Payload::AiStreamDone(done) => self.on_terminal(
                 run,

@@ -22,6 +22,8 @@ pub(crate) struct FakeBrowser {
     tabs: SharedTabs,
     active: Cell<Option<i64>>,
     panel: RefCell<BTreeMap<i64, bool>>,
+    opened_panels: RefCell<Vec<i64>>,
+    panel_open_failure: RefCell<Option<String>>,
     sent: RefCell<Vec<Value>>,
     next_id: Cell<u64>,
     registrations: RefCell<Vec<Registration>>,
@@ -64,6 +66,15 @@ impl FakeBrowser {
     }
     pub(crate) fn panel_state(&self, id: i64) -> Option<bool> {
         self.panel.borrow().get(&id).copied()
+    }
+    /// The windows the side panel was opened in, in order.
+    pub(crate) fn opened_panels(&self) -> Vec<i64> {
+        self.opened_panels.borrow().clone()
+    }
+    /// Makes every later `open_side_panel` fail with `message` (Chrome's
+    /// refusal without a user gesture).
+    pub(crate) fn fail_panel_open(&self, message: &str) {
+        *self.panel_open_failure.borrow_mut() = Some(message.to_owned());
     }
     pub(crate) fn broadcasts(&self) -> Vec<Value> {
         self.sent.borrow().clone()
@@ -172,6 +183,13 @@ impl Tabs for FakeBrowser {
         self.active.set(Some(id));
         Ok(tab)
     }
+    async fn open_side_panel(&self, window_id: i64) -> Result<(), PlatformError> {
+        if let Some(message) = self.panel_open_failure.borrow().clone() {
+            return Err(PlatformError(message));
+        }
+        self.opened_panels.borrow_mut().push(window_id);
+        Ok(())
+    }
 }
 
 impl Scripting for FakeBrowser {
@@ -265,6 +283,9 @@ impl<T: Tabs> Tabs for &T {
     }
     async fn create(&self, url: &str) -> Result<Tab, PlatformError> {
         (**self).create(url).await
+    }
+    async fn open_side_panel(&self, window_id: i64) -> Result<(), PlatformError> {
+        (**self).open_side_panel(window_id).await
     }
 }
 

@@ -11,7 +11,7 @@
 //! what they exercise.
 
 use super::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeReply, Scripts, block_on, next_reply};
-use crate::platform::{HttpRequest, NetworkError, Pages, Platform};
+use crate::platform::{HttpRequest, MessageSender, NetworkError, Pages, Platform, Tab};
 use crate::worker::Worker;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
@@ -140,6 +140,29 @@ impl<G: Pages + 'static> Harness<G> {
 
     /// Sends a message as its own task and runs every task until all wait.
     pub(crate) fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
+        self.send_as(kind, run_id, payload, MessageSender::default())
+    }
+
+    /// The typst.app tab's content script as the browser names it in
+    /// `sender` (tab [`TAB`] of window 1).
+    pub(crate) fn tab_sender() -> MessageSender {
+        MessageSender {
+            tab: Some(Tab {
+                id: Some(TAB),
+                window_id: Some(1),
+                url: TAB_URL.to_owned(),
+            }),
+        }
+    }
+
+    /// [`send`](Self::send) with the browser's `sender` of the message.
+    pub(crate) fn send_as(
+        &mut self,
+        kind: &str,
+        run_id: Option<&str>,
+        payload: Value,
+        sender: MessageSender,
+    ) -> Pending {
         self.next += 1;
         let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});
         if let Some(run_id) = run_id {
@@ -150,7 +173,7 @@ impl<G: Pages + 'static> Harness<G> {
         self.pool
             .spawner()
             .spawn_local(async move {
-                let answer = worker.handle_message(&message).await;
+                let answer = worker.handle_message_from(&message, &sender).await;
                 *out.borrow_mut() = answer;
             })
             .expect("the task starts");

@@ -10,7 +10,7 @@
 pub(super) use crate::app::{
     BrowserTab, Chat, ComposerState, Controller, Integrations, Ports, SessionManager, SettingsTab, Ui,
 };
-pub(super) use crate::attachments::{Attachments, ContextKind};
+pub(super) use crate::attachments::{Attachments, CaptureMode, ContextKind};
 pub(super) use crate::integration_forms::{FieldError, FormField, IntegrationForm, McpForm, ToolForm};
 pub(super) use crate::integrations::{IntegrationRecord, RegistryKind};
 pub(super) use crate::mcp_probe::ProbeStatus;
@@ -462,6 +462,7 @@ pub(super) fn default_worker() -> impl FnMut(MessageType, &Value) -> Answer {
         MessageType::AiRunReserve => answered("run_reserve"),
         MessageType::AiStreamStart => Answer::Hold,
         MessageType::AiStreamCancel => answered("run_cancel_active"),
+        MessageType::QuickAttachDrain => answered("quick_attach_drain_empty"),
         _ => answered("unrouted"),
     }
 }

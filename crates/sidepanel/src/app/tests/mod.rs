@@ -8,6 +8,7 @@ mod attachments;
 mod chat_names;
 mod chats;
 mod integrations;
+mod quick_attach;
 mod reconnect;
 mod recovery;
 mod run_events;

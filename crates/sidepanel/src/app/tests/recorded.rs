@@ -114,6 +114,7 @@ fn the_recorded_answers_cover_what_the_fake_worker_serves() {
         "run_cancel_active",
         "run_start_complete",
         "identity_context",
+        "quick_attach_drain_empty",
         "unrouted",
     ] {
         assert!(answer(name)["ok"].is_boolean(), "{name}");

@@ -12,6 +12,7 @@ fn first_start_creates_a_chat_and_opens_settings_on_models_when_no_model_exists(
         MessageType::SessionUpdate => ok(session("new", "New chat", payload["messages"].clone())),
         MessageType::AiRunStatus => ok(json!([])),
         MessageType::SessionGet => ok(session("new", "New chat", json!([]))),
+        MessageType::QuickAttachDrain => ok(json!([])),
         _ => err("UNROUTED_MESSAGE", "x"),
     });
     let shell = rig.shell();
@@ -23,6 +24,7 @@ fn first_start_creates_a_chat_and_opens_settings_on_models_when_no_model_exists(
             MessageType::SessionList,
             MessageType::SessionCreate,
             MessageType::SessionList,
+            MessageType::QuickAttachDrain,
             MessageType::AiRunStatus,
             MessageType::SessionGet,
         ]
