@@ -325,7 +325,7 @@ forEachBuild('panel sessions manager', get => {
       const imported = await panel.waitFor(toast, undefined, { message: 'the import toast' }).then(async () =>
         panel.waitFor(() => /^Imported/.test(document.getElementById('status-message').textContent)
           && document.getElementById('status-message').textContent, undefined, { message: 'the import counts' }));
-      assert.equal(imported, 'Imported 5 chats');
+      assert.equal(imported, 'Imported 5 chats; 5 chats given a new id (the id was taken)', 'the copies got fresh ids');
       const after = await stored(h);
       for (const [projectId, names] of Object.entries(before)) {
         assert.deepEqual(after[projectId], [...names, ...names].sort(), `${projectId}: the copies beside the chats`);
