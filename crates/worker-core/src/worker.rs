@@ -122,7 +122,36 @@ impl<P: Platform> Worker<P> {
                 quick_attach::dispatch(p, &self.quick_attach, payload.message_type(), sender).await
             }
             Payload::QuickAttachDrain(drain) => Ok(quick_attach::drain(&self.quick_attach, p.clock(), drain.window_id)),
-            other => Err(RequestError::unrouted(other.message_type())),
+            // Every other type travels away from the worker or never reaches
+            // it: the answer envelope, the run events and broadcasts the
+            // worker sends to panels, the requests it sends to the page (the
+            // page scripts answer them) and the two page worlds' own traffic.
+            // Listed by name, so a new type fails to compile until it has an
+            // owner here.
+            elsewhere @ (Payload::Response(_)
+            | Payload::AiStreamBatch(_)
+            | Payload::AiStreamDone(_)
+            | Payload::AiStreamCancelled(_)
+            | Payload::AiStreamError(_)
+            | Payload::AiToolCalls(_)
+            | Payload::AiToolResult(_)
+            | Payload::AiToolPreflightWaiting(_)
+            | Payload::AiToolPreflightReady(_)
+            | Payload::AiToolApprovalRequired(_)
+            | Payload::AiRunNotice(_)
+            | Payload::ActiveTabChanged(_)
+            | Payload::PageGetContext(_)
+            | Payload::PageGetPreview(_)
+            | Payload::PageGetDiagnostics(_)
+            | Payload::PageGetProbe(_)
+            | Payload::PageCancelRequest(_)
+            | Payload::PageShowEditPreview(_)
+            | Payload::PageClearEditPreview(_)
+            | Payload::PageApplyEdit(_)
+            | Payload::PageQuickSelection(_)
+            | Payload::PageQuickImagePreview(_)
+            | Payload::PageBridgeInit(_)
+            | Payload::PageBridgeReady(_)) => Err(RequestError::unrouted(elsewhere.message_type())),
         }
     }
 
