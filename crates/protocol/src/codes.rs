@@ -352,6 +352,11 @@ wire_codes! {
         InvalidProjectFilePath = "INVALID_PROJECT_FILE_PATH",
         /// The bundled Typst reference has no such page.
         TypstDocsUnavailable = "TYPST_DOCS_UNAVAILABLE",
+        // The run budget (new in the port: `limits::MAX_RUN_TOOL_CALLS`, `MAX_RUN_TOOL_RESULT_BYTES`).
+        /// The run's tool budget is spent: the call was not executed (a tool
+        /// result), the user is told (an `AI_RUN_NOTICE`), or the model kept
+        /// asking for tools after it was told (the run's error).
+        ToolBudgetExhausted = "TOOL_BUDGET_EXHAUSTED",
         // Tool argument schemas (the original's `tool-validation.js`).
         /// Tool arguments are not a JSON string.
         ArgumentsNotJsonText = "ARGUMENTS_NOT_JSON_TEXT",

@@ -235,6 +235,33 @@ pub const MCP_TOOL_SLUG_CHARS: u32 = 28;
 /// Hash characters in an MCP visible name.
 pub const MCP_NAME_HASH_CHARS: u32 = 6;
 
+// ----- Run budget (new in the port) -----
+//
+// Without these a run could make 32 rounds × 64 calls, each answered with up
+// to 65,536 characters, and every round sends the whole conversation again:
+// text in the document that talks the model into a loop could exhaust the
+// worker's memory and the user's bill. A call answered by reference to an
+// identical earlier result (the run's read cache) counts as a call but adds
+// no result bytes.
+
+/// Most tool calls one run executes. Four per round over all
+/// [`MAX_TOOL_ROUNDS`] rounds: a long editing session (read, edit, check
+/// the diagnostics, again) stays far below it, while a loop stops long
+/// before the 2,048 calls the round and per-round limits allow.
+pub const MAX_RUN_TOOL_CALLS: u32 = 128;
+/// Most tool-result bytes one run sends to the model, counted as UTF-8 bytes
+/// of each `tool` message's content as the model gets it (after the
+/// [`MAX_TOOL_RESULT_MODEL_CHARS`] cut). Bytes rather than UTF-16 units
+/// because what the cap protects is the worker's memory (Rust strings are
+/// UTF-8) and the request body every round sends again, both measured in
+/// bytes. 2 MiB lets a run page through the largest document a write may
+/// cover ([`MAX_EDITOR_TRANSACTION_CHARS`]) once with room for the other
+/// tools; it is about half a million tokens, past most models' context
+/// windows, so a legitimate run never needs more. The result that crosses the
+/// cap is still delivered (a tool that ran is never hidden from the model),
+/// so a run may exceed it by one result.
+pub const MAX_RUN_TOOL_RESULT_BYTES: u32 = 2_097_152;
+
 // ----- Active file and project tree -----
 
 /// Longest project-relative path.

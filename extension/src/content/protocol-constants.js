@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "a58559e7c70bc868") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "ee023ad867a6b61a") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "a58559e7c70bc868",
+    REVISION: "ee023ad867a6b61a",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -168,6 +168,7 @@
       PROJECT_FILE_PREFLIGHT_TIMEOUT: "PROJECT_FILE_PREFLIGHT_TIMEOUT",
       INVALID_PROJECT_FILE_PATH: "INVALID_PROJECT_FILE_PATH",
       TYPST_DOCS_UNAVAILABLE: "TYPST_DOCS_UNAVAILABLE",
+      TOOL_BUDGET_EXHAUSTED: "TOOL_BUDGET_EXHAUSTED",
       ARGUMENTS_NOT_JSON_TEXT: "ARGUMENTS_NOT_JSON_TEXT",
       ARGUMENTS_TOO_LARGE: "ARGUMENTS_TOO_LARGE",
       ARGUMENTS_PARSE_ERROR: "ARGUMENTS_PARSE_ERROR",

@@ -378,8 +378,9 @@ pub struct RunNotice {
 }
 
 /// `AI_RUN_NOTICE`: what the run left out and why, sent once when the run
-/// has built its tools and before the model is asked. New in the port: the
-/// original dropped a failing MCP server silently.
+/// has built its tools and before the model is asked, and once more if the
+/// run's tool budget is spent (`TOOL_BUDGET_EXHAUSTED`). New in the port: the
+/// original dropped a failing MCP server silently and had no budget.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunNotices {
     /// One to [`limits::MAX_RUN_NOTICES`] notices, in the order of the

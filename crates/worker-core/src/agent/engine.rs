@@ -7,7 +7,9 @@
 //! (anything but an exact `auto` means Ask) and the file the message was
 //! about. The loop then streams up to 32 provider rounds; each round's tool
 //! calls are checked for reused ids, shown to the panel, executed in the
-//! planned order and answered to the model in provider order.
+//! planned order within the run's tool budget (`budget`: calls, result
+//! bytes, repeated reads answered by reference) and answered to the model in
+//! provider order.
 //!
 //! However the run ends — done, stopped or failed — what the user saw is
 //! saved to the chat the run was started from, then exactly one terminal
@@ -27,6 +29,7 @@
 //! longer matches it, and only a complete run stores a new one (its outcome,
 //! or why it was not saved, rides on `AI_STREAM_DONE`).
 
+use crate::agent::budget::{ReadKey, RunBudget};
 use crate::agent::dispatch::{Call, dispatch};
 use crate::batcher::StreamBatcher;
 use crate::cancel::Cancelled;
@@ -36,8 +39,8 @@ use crate::page_client::file_identity_request;
 use crate::platform::{Clock, Messenger, Platform, Tabs};
 use crate::provider::{self, ModelConfig, ProviderError, ProviderErrorCode, ProviderToolCall, RoundRequest};
 use crate::runs::{
-    AdmissionError, RunContext, RunIdentity, Runs, ToolOutput, completed_response_snapshot,
-    invalidate_diverged_snapshot, invalidate_diverged_snapshot_at_end, tool_failure,
+    AdmissionError, RunContext, RunIdentity, Runs, completed_response_snapshot, invalidate_diverged_snapshot,
+    invalidate_diverged_snapshot_at_end, tool_failure,
 };
 use crate::sessions::{SessionStore, Sessions};
 use crate::settings;
@@ -396,6 +399,7 @@ async fn converse<P: Platform>(
     let events = &run.events;
     let mut batcher = StreamBatcher::new(|items| events.emit(Payload::AiStreamBatch(StreamBatch { items })));
     let mut seen_ids: HashSet<String> = HashSet::new();
+    let mut budget = RunBudget::default();
     for _ in 0..MAX_TOOL_ROUNDS {
         check_cancelled(run)?;
         let round = RoundRequest {
@@ -409,6 +413,12 @@ async fn converse<P: Platform>(
             return Ok(());
         }
         batcher.flush();
+        if budget.model_was_told() {
+            return Err(RunError::new(
+                ErrorCode::ToolBudgetExhausted,
+                "The model kept asking for tools after this run's tool budget was spent.",
+            ));
+        }
         for call in &output.tool_calls {
             if !seen_ids.insert(call.id.clone()) {
                 return Err(RunError::new(
@@ -430,11 +440,9 @@ async fn converse<P: Platform>(
             &output.tool_calls,
             model.reasoning_replay_enabled(),
         ));
-        let results = run_tool_calls(run, registry, &output.tool_calls, &mut batcher).await?;
+        let answers = run_tool_calls(run, registry, &output.tool_calls, &mut budget, &mut batcher).await?;
         // The model gets its answers in the order it asked, whatever ran first.
-        for (call, result) in output.tool_calls.iter().zip(results) {
-            conversation.push(context::tool_result_message(&call.id, &Value::Object(result)));
-        }
+        conversation.extend(answers);
     }
     Err(RunError::new(
         ErrorCode::ToolRoundLimit,
@@ -442,43 +450,68 @@ async fn converse<P: Platform>(
     ))
 }
 
-/// Runs one round's calls in the planned order, showing each result as it
-/// arrives; the results come back in provider order.
+/// Runs one round's calls in the planned order within the run's budget,
+/// showing each result as it arrives; the `tool` messages come back in
+/// provider order.
 async fn run_tool_calls<P: Platform, F: FnMut(Vec<StreamItem>)>(
     run: &RunContext<'_, P>,
     registry: &ToolRegistry,
     calls: &[ProviderToolCall],
+    budget: &mut RunBudget,
     batcher: &mut StreamBatcher<F>,
-) -> Result<Vec<ToolOutput>, RunError> {
+) -> Result<Vec<Value>, RunError> {
     let pairs: Vec<(&str, &str)> = calls
         .iter()
         .map(|call| (call.name.as_str(), call.raw_args.as_str()))
         .collect();
-    let mut results: Vec<Option<ToolOutput>> = vec![None; calls.len()];
+    let mut answers: Vec<Option<Value>> = vec![None; calls.len()];
     for index in execution_order(&pairs) {
         let Some(call) = calls.get(index) else {
             continue;
         };
         check_cancelled(run)?;
-        let call_ref = Call {
-            id: &call.id,
-            name: &call.name,
-            raw_args: &call.raw_args,
+        let route = registry.route(&call.name);
+        let (result, answer) = match budget.admit() {
+            Ok(()) => {
+                let file = run.message_file().map(|file| file.relative_path);
+                let key = ReadKey::of(route, &call.raw_args, file.as_deref());
+                let call_ref = Call {
+                    id: &call.id,
+                    name: &call.name,
+                    raw_args: &call.raw_args,
+                };
+                let result = dispatch(run, registry, call_ref).await?;
+                check_cancelled(run)?;
+                let answer = budget.answer(&call.id, route, key, &result);
+                (result, answer)
+            }
+            Err((refusal, notice)) => {
+                if let Some(notice) = notice {
+                    run.events
+                        .emit(Payload::AiRunNotice(RunNotices { notices: vec![notice] }));
+                }
+                let answer = context::tool_result_message(&call.id, &Value::Object(refusal.clone()));
+                (refusal, answer)
+            }
         };
-        let result = dispatch(run, registry, call_ref).await?;
-        check_cancelled(run)?;
         batcher.flush();
         run.events.emit(Payload::AiToolResult(ToolResult {
             call_id: call.id.clone(),
             name: call.name.clone(),
-            result: result.clone(),
+            result,
         }));
-        if let Some(slot) = results.get_mut(index) {
-            *slot = Some(result);
+        if let Some(slot) = answers.get_mut(index) {
+            *slot = Some(answer);
         }
     }
-    Ok(results
-        .into_iter()
-        .map(|result| result.unwrap_or_else(|| tool_failure(ErrorCode::NotExecuted, "The tool was not executed.")))
+    Ok(calls
+        .iter()
+        .zip(answers)
+        .map(|(call, answer)| {
+            answer.unwrap_or_else(|| {
+                let failure = tool_failure(ErrorCode::NotExecuted, "The tool was not executed.");
+                context::tool_result_message(&call.id, &Value::Object(failure))
+            })
+        })
         .collect())
 }

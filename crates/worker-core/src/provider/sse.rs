@@ -7,6 +7,12 @@
 //! are certain. Each `data:` line is one JSON record (multi-line events are
 //! not joined; `event:` and `id:` fields are ignored), `[DONE]` ends the
 //! round, and every quantity a server controls is bounded.
+//!
+//! Lines end with `\n` (a `\r` before it is dropped), as the original's
+//! `split(/\r?\n/)`; a lone `\r` is not a line end here. The scan is
+//! linear ([`LineBuffer`]): each decoded byte is searched for a line break
+//! once, so a server that sends a long line one byte at a time costs no
+//! more than one that sends it at once.
 
 use crate::provider::error::{ProviderError, ProviderErrorCode};
 use crate::provider::think::{InlineThink, extract_reasoning};
@@ -80,12 +86,67 @@ impl Utf8Stream {
     }
 }
 
+/// Decoded text split into lines, each byte searched once: the search for
+/// the next `\n` resumes where the last one stopped, and handed-out lines
+/// are dropped only when more text arrives (so the tail that moves is never
+/// longer than the newest chunk).
+#[derive(Debug, Default)]
+struct LineBuffer {
+    utf8: Utf8Stream,
+    /// Decoded text; `text[start..]` is not yet handed out as lines.
+    text: String,
+    start: usize,
+    /// `text[start..searched]` holds no `\n`.
+    searched: usize,
+    /// Bytes the line search has looked at, for the linearity test.
+    #[cfg(test)]
+    scanned: usize,
+}
+
+impl LineBuffer {
+    /// Appends a network chunk (decoded; an incomplete UTF-8 sequence waits).
+    fn push(&mut self, chunk: &[u8]) {
+        if self.start > 0 {
+            self.text.drain(..self.start);
+            self.searched -= self.start;
+            self.start = 0;
+        }
+        self.utf8.decode(chunk, &mut self.text);
+    }
+
+    /// The next complete line, without its `\n` (nor a `\r` before it).
+    fn next_line(&mut self) -> Option<&str> {
+        let unsearched = &self.text[self.searched..];
+        let found = unsearched.find('\n');
+        #[cfg(test)]
+        {
+            self.scanned += found.map_or(unsearched.len(), |at| at + 1);
+        }
+        let Some(offset) = found else {
+            self.searched = self.text.len();
+            return None;
+        };
+        let end = self.searched + offset;
+        let line = &self.text[self.start..end];
+        self.start = end + 1;
+        self.searched = self.start;
+        Some(line.strip_suffix('\r').unwrap_or(line))
+    }
+
+    /// The unterminated rest at the end of the body (an incomplete UTF-8
+    /// sequence becomes U+FFFD).
+    fn finish(&mut self) -> String {
+        let mut rest = self.text.split_off(self.start);
+        self.utf8.finish(&mut rest);
+        rest
+    }
+}
+
 /// Parser state of one round.
 #[derive(Debug)]
 pub(crate) struct SseRound {
-    utf8: Utf8Stream,
     /// Decoded text not yet consumed as complete lines.
-    buffer: String,
+    lines: LineBuffer,
     bytes: usize,
     malformed: u32,
     done: bool,
@@ -106,8 +167,7 @@ impl Default for SseRound {
 impl SseRound {
     pub(crate) fn new() -> Self {
         SseRound {
-            utf8: Utf8Stream::default(),
-            buffer: String::new(),
+            lines: LineBuffer::default(),
             bytes: 0,
             malformed: 0,
             done: false,
@@ -138,22 +198,19 @@ impl SseRound {
         if self.bytes > limits::MAX_PROVIDER_STREAM_BYTES as usize {
             return Err(stream_too_large());
         }
-        let mut text = std::mem::take(&mut self.buffer);
-        self.utf8.decode(chunk, &mut text);
-        let mut consumed = 0;
-        while let Some(newline) = text[consumed..].find('\n') {
-            let end = consumed + newline;
-            let line = text[consumed..end].strip_suffix('\r').unwrap_or(&text[consumed..end]);
-            let line = js::js_trim(line);
-            consumed = end + 1;
-            self.process_line(line, sink)?;
-            if self.done {
-                return Ok(());
+        // The buffer leaves `self` while its lines are processed (they
+        // borrow it), and always comes back.
+        let mut lines = std::mem::take(&mut self.lines);
+        lines.push(chunk);
+        let mut outcome = Ok(());
+        while let Some(line) = lines.next_line() {
+            outcome = self.process_line(js::js_trim(line), sink);
+            if outcome.is_err() || self.done {
+                break;
             }
         }
-        text.drain(..consumed);
-        self.buffer = text;
-        Ok(())
+        self.lines = lines;
+        outcome
     }
 
     /// Ends the round at the end of the body (or after `[DONE]`): an
@@ -161,8 +218,7 @@ impl SseRound {
     /// released and the tool calls are validated.
     pub(crate) fn finish(mut self, sink: &mut impl FnMut(StreamChannel, &str)) -> Result<RoundOutput, ProviderError> {
         if !self.done {
-            let mut text = std::mem::take(&mut self.buffer);
-            self.utf8.finish(&mut text);
+            let text = self.lines.finish();
             let line = js::js_trim(&text);
             if !line.is_empty() {
                 let line = line.to_owned();
@@ -387,6 +443,61 @@ mod tests {
         assert_eq!(
             parse(&[over.as_bytes()]).0.err().map(|e| e.code),
             Some(ProviderErrorCode::OutputTooLarge)
+        );
+    }
+
+    #[test]
+    fn a_long_line_sent_one_byte_at_a_time_is_scanned_once() {
+        // One 1 MiB record, then a short one, each byte its own chunk. A
+        // scan that restarts at the buffer's start on every chunk looks at
+        // about n²/2 bytes (5·10¹¹ here); this one looks at each byte once.
+        let long = record(json!({"content": "x".repeat((1 << 20) - 1)})).replace('\n', "\r\n");
+        let body = format!("{long}{}", record(json!({"content": "!"})));
+        let mut round = SseRound::new();
+        let mut sink = |_: StreamChannel, _: &str| {};
+        for byte in body.as_bytes() {
+            round
+                .push_chunk(std::slice::from_ref(byte), &mut sink)
+                .map_err(|e| e.message)
+                .expect("the stream parses");
+        }
+        assert_eq!(round.lines.scanned, body.len(), "each byte is searched exactly once");
+        let out = round.finish(&mut sink).map_err(|e| e.message).expect("round parses");
+        assert_eq!(out.content.map(|c| c.len()), Some(1 << 20));
+    }
+
+    #[test]
+    fn many_lines_in_one_chunk_and_a_split_line_are_each_searched_once() {
+        let body = [record(json!({"content": "a"})), record(json!({"content": "b"}))].concat();
+        let tail = record(json!({"content": "c"}));
+        let (head, rest) = tail.split_at(10);
+        let mut round = SseRound::new();
+        let mut sink = |_: StreamChannel, _: &str| {};
+        for chunk in [body.as_str(), head, rest] {
+            assert!(round.push_chunk(chunk.as_bytes(), &mut sink).is_ok());
+        }
+        assert_eq!(round.lines.scanned, body.len() + tail.len());
+        let out = round.finish(&mut sink).map_err(|e| e.message).expect("round parses");
+        assert_eq!(out.content.as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn a_lone_carriage_return_does_not_end_a_line() {
+        // As the original's `split(/\r?\n/)`: the two records are one line,
+        // which is not JSON.
+        let body = format!(
+            "{}\r{}",
+            record(json!({"content": "a"})).trim_end(),
+            record(json!({"content": "b"}))
+        );
+        assert_eq!(output(&[body.as_bytes()]).content, None);
+        let split = record(json!({"content": "ok"})).replace('\n', "\r\n");
+        let cr = split.len() - 1;
+        let out = output(&[&split.as_bytes()[..cr], &split.as_bytes()[cr..]]);
+        assert_eq!(
+            out.content.as_deref(),
+            Some("ok"),
+            "a \\r that ends a chunk waits for its \\n"
         );
     }
 

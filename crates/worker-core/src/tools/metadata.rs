@@ -121,6 +121,17 @@ pub(crate) fn builtin_policy(name: &str) -> Option<ToolPolicy> {
     })
 }
 
+/// Whether a built-in's result may be answered by reference to an identical
+/// earlier result of the same run (the run budget's read cache): it only
+/// reads, and it changes nothing the run depends on. `open_project_file`
+/// reads too, but it retargets the run's file, so each call is answered.
+pub(crate) fn is_repeatable_read(name: &str) -> bool {
+    matches!(
+        name,
+        "read_document" | "read_diagnostics" | "read_file_structure" | "read_typst_docs"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +160,7 @@ mod tests {
             }
         }
         assert_eq!(builtin_policy("mcp__x"), None);
+        assert!(!is_repeatable_read("open_project_file") && !is_repeatable_read("replace_lines"));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! ([`Target`]); and why a tool could not become one ([`RegistryError`]).
 
 use crate::mcp::{DiscoveredTool, McpEndpoint};
-use crate::tools::metadata::{Approval, Effect, Preflight};
+use crate::tools::metadata::{Approval, Effect, Preflight, is_repeatable_read};
 use protocol::ErrorCode;
 use protocol::registry_records::CustomTool;
 use protocol::tool_schema::ToolSchema;
@@ -47,6 +47,15 @@ pub(crate) struct Route {
     /// Checked against the run's captured tab before anything else.
     pub(crate) uses_tab: bool,
     pub(crate) target: Target,
+}
+
+impl Route {
+    /// A built-in read whose identical repeated result the run may answer by
+    /// reference ([`is_repeatable_read`]); never an external tool, whose
+    /// server may answer differently or act on each call.
+    pub(crate) fn is_repeatable_read(&self) -> bool {
+        matches!(self.target, Target::Builtin) && self.effect == Effect::Read && is_repeatable_read(&self.name)
+    }
 }
 
 /// A tool that could not be registered. `TOOL_NAME_COLLISION` and schema
