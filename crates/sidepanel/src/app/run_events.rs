@@ -74,7 +74,13 @@ impl<S: Shell + 'static> Controller<S> {
             Payload::AiRunNotice(notice) => {
                 let text = notice_text(&notice.notices);
                 self.status(&text, true);
-                self.state.borrow_mut().run_notice = Some(text);
+                // A run may send several notices (a server left out at the
+                // start, the budget spent later): the end repeats them all.
+                let mut state = self.state.borrow_mut();
+                state.run_notice = Some(match state.run_notice.take() {
+                    Some(earlier) => format!("{earlier} {text}"),
+                    None => text,
+                });
             }
             _ => {}
         }

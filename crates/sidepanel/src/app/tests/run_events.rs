@@ -121,6 +121,14 @@ fn a_run_notice_is_shown_while_the_run_goes_on_and_again_when_it_completes() {
         json!({"notices": [{"code": "MCP_NETWORK_ERROR", "message": notice}]}),
     );
     assert_eq!(rig.shell().last_status(), Some((notice.to_owned(), true)));
+    let budget = "This run used its tool budget. [TOOL_BUDGET_EXHAUSTED]";
+    rig.event(
+        "AI_RUN_NOTICE",
+        Some(&run),
+        json!({"notices": [{"code": "TOOL_BUDGET_EXHAUSTED", "message": budget}]}),
+    );
+    assert_eq!(rig.shell().last_status(), Some((budget.to_owned(), true)));
+    let both = format!("{notice} {budget}");
     rig.event(
         "AI_STREAM_BATCH",
         Some(&run),
@@ -129,8 +137,8 @@ fn a_run_notice_is_shown_while_the_run_goes_on_and_again_when_it_completes() {
     rig.event("AI_STREAM_DONE", Some(&run), json!({}));
     assert_eq!(
         rig.shell().last_status(),
-        Some((notice.to_owned(), true)),
-        "still there after the run"
+        Some((both.clone(), true)),
+        "every notice of the run is repeated after it"
     );
 
     rig.type_and_send("again");
@@ -138,7 +146,7 @@ fn a_run_notice_is_shown_while_the_run_goes_on_and_again_when_it_completes() {
     rig.event("AI_STREAM_DONE", Some(&next), json!({}));
     assert_ne!(
         rig.shell().last_status(),
-        Some((notice.to_owned(), true)),
+        Some((both, true)),
         "a notice belongs to its run"
     );
 }
