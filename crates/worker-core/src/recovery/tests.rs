@@ -376,8 +376,13 @@ fn recovery_is_refused_before_any_page_access_while_an_agent_run_owns_the_tab() 
         "DOCUMENT_SNAPSHOT_RESTORE",
         "DOCUMENT_SNAPSHOT_DELETE",
     ] {
+        let payload = if kind == "DOCUMENT_SNAPSHOT_RESTORE" {
+            with_base(target.clone(), "= After")
+        } else {
+            target.clone()
+        };
         assert_eq!(
-            error_code(&send(&worker, kind, target.clone())),
+            error_code(&send(&worker, kind, payload)),
             "DOCUMENT_SNAPSHOT_RUN_ACTIVE",
             "{kind}"
         );
@@ -396,7 +401,11 @@ fn one_recovery_per_tab_and_no_agent_run_meanwhile() {
         assert!(worker.recovery.is_recovering(TAB));
         assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_REVERT_ACTIVE");
         assert_eq!(
-            error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target.clone())),
+            error_code(&send(
+                &worker,
+                "DOCUMENT_SNAPSHOT_RESTORE",
+                with_base(target.clone(), "= After")
+            )),
             "DOCUMENT_SNAPSHOT_ACTIVE"
         );
         assert_eq!(
@@ -469,6 +478,25 @@ fn target(id: &str) -> Value {
     json!({"snapshotId": id, "tabId": TAB, "projectId": "p", "sessionId": "s"})
 }
 
+/// A restore `target` that names `text` as the document its preview showed.
+fn with_base(mut target: Value, text: &str) -> Value {
+    let base = DocumentState::of(text);
+    target["baseHash"] = json!(base.hash);
+    target["baseLength"] = json!(base.length);
+    target
+}
+
+/// What the panel sends after the user reviewed snapshot `id`: the target
+/// with the base the preview answer named.
+fn reviewed(worker: &RecoveryWorker, id: &str) -> Value {
+    let preview = send(worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(id));
+    assert_eq!(preview["ok"], true, "{preview}");
+    let mut restore = target(id);
+    restore["baseHash"] = preview["data"]["baseHash"].clone();
+    restore["baseLength"] = preview["data"]["baseLength"].clone();
+    restore
+}
+
 #[test]
 fn the_list_shows_the_focused_files_snapshots_for_this_chat() {
     let worker = worker_with("= Now");
@@ -526,9 +554,17 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
         "current first, saved second"
     );
     assert!(answer["data"].get("previewNotice").is_none());
+    let base = DocumentState::of("= Now");
+    assert_eq!(
+        answer["data"]["baseHash"],
+        base.hash.as_str(),
+        "the live text it diffed against"
+    );
+    assert_eq!(answer["data"]["baseLength"], base.length);
     page(&worker).doc = "= Saved".into();
     let same = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&id));
     assert_eq!(same["data"]["noChanges"], true);
+    assert_eq!(same["data"]["baseHash"], DocumentState::of("= Saved").hash.as_str());
     assert!(applied(&worker).is_empty(), "a preview never writes");
     // A diff too large to review still allows the restore, with a notice.
     let lines = |prefix: &str| {
@@ -550,7 +586,7 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
 fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &id));
     assert_eq!(answer["ok"], true, "{answer}");
     let data = &answer["data"];
     assert_eq!(data["noChanges"], false);
@@ -580,21 +616,71 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
     assert_eq!(apply["payload"]["reviewedDiff"], false);
     assert_eq!(apply["payload"]["expectedText"], "= Current work");
     // Restoring the rescue copy brings the work back.
-    let back = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
+    let back = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &rescue_id));
     assert_eq!(back["ok"], true, "{back}");
     assert_eq!(page(&worker).doc, "= Current work");
     // Already at the snapshot: nothing is written.
-    let same = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
+    let same = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &rescue_id));
     assert_eq!(same["data"]["noChanges"], true);
     assert_eq!(same["data"]["rescueSnapshot"], Value::Null);
+}
+
+#[test]
+fn text_typed_after_the_preview_makes_the_restore_fail_closed() {
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
+    page(&worker).doc = "= Current work\nTyped after the preview".into();
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore.clone());
+    assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Review the snapshot again")),
+        "{answer}"
+    );
+    assert_eq!(page(&worker).doc, "= Current work\nTyped after the preview");
+    assert!(applied(&worker).is_empty(), "nothing was sent to the editor");
+    let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
+    assert!(
+        list.iter().all(|s| s.kind != SnapshotKind::Rescue),
+        "no rescue copy for a restore that never started"
+    );
+    // The same length with other text is refused too.
+    page(&worker).doc = "= Current wonk".into();
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
+    assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW");
+    // Reviewing again gives a restore of what is there now.
+    let again = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &id));
+    assert_eq!(again["ok"], true, "{again}");
+    assert_eq!(page(&worker).doc, "= Saved");
+    let rescue = again["data"]["rescueSnapshot"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let kept = block_on(snapshots(&worker).load(&rescue))
+        .expect("read")
+        .expect("stored");
+    assert_eq!(kept.text.as_deref(), Some("= Current wonk"));
+}
+
+#[test]
+fn a_restore_without_the_reviewed_base_is_refused_before_any_page_access() {
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    assert_eq!(error_code(&answer), "INVALID_DOCUMENT_SNAPSHOT_BASE");
+    assert!(worker.platform.pages.sent.borrow().is_empty());
+    assert_eq!(page(&worker).doc, "= Current work");
 }
 
 #[test]
 fn a_restore_that_cannot_store_its_rescue_copy_changes_nothing() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
     worker.platform.storage().fail_writes("QUOTA_BYTES quota exceeded");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
     assert_eq!(error_code(&answer), "STORAGE_QUOTA_EXCEEDED");
     assert_eq!(page(&worker).doc, "= Current work");
     assert!(applied(&worker).is_empty());
@@ -605,12 +691,16 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
     let worker = worker_with("= Now");
     let other_chat = automatic_snapshot(&worker, "s2", "main.typ", "= Theirs");
     assert_eq!(
-        error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&other_chat))),
+        error_code(&send(
+            &worker,
+            "DOCUMENT_SNAPSHOT_RESTORE",
+            with_base(target(&other_chat), "= Now")
+        )),
         "DOCUMENT_SNAPSHOT_SCOPE_MISMATCH"
     );
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     page(&worker).file = Some("chapter.typ".into());
-    let wrong_file = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let wrong_file = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", with_base(target(&id), "= Now"));
     assert_eq!(error_code(&wrong_file), "DOCUMENT_SNAPSHOT_FILE_MISMATCH");
     assert_eq!(
         wrong_file["error"]["message"],
@@ -623,7 +713,11 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
         .storage()
         .put(&key, json!({"version": 1, "id": id, "text": "= Tampered"}));
     assert_eq!(
-        error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id))),
+        error_code(&send(
+            &worker,
+            "DOCUMENT_SNAPSHOT_RESTORE",
+            with_base(target(&id), "= Now")
+        )),
         "DOCUMENT_SNAPSHOT_BODY_INVALID"
     );
     assert_eq!(
@@ -638,8 +732,9 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
 fn a_stale_editor_refuses_the_restore_and_keeps_the_rescue_copy() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
     page(&worker).refuse_next_apply = Some("STALE_EDIT_PREVIEW");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
     assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW");
     assert_eq!(page(&worker).doc, "= Current work");
     let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
