@@ -17,7 +17,9 @@ use crate::edits::{WholeDocumentEdit, whole_document_edit};
 use crate::envelope::RequestError;
 use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
-use crate::recovery::live::{Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
+use crate::recovery::live::{
+    Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, run_active_on,
+};
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
@@ -243,6 +245,7 @@ pub(crate) async fn restore<P: Platform>(
         failure_code: ErrorCode::DocumentSnapshotRestoreFailed,
     };
     replace_document(platform, request.tab_id, &live, &replacement).await?;
+    confirm_replaced(platform, request.tab_id, &replacement).await?;
     let now = platform.clock().now_ms();
     let update = SnapshotRestoredUpdate::for_snapshot(&meta.to_value(), now, now);
     Ok(json!({

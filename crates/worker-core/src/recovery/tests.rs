@@ -145,7 +145,11 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
     assert_eq!(data["revertedCount"], 1);
     assert_eq!(data["alreadyReverted"], false);
     assert_eq!(page(&worker).doc, "= Before");
-    assert_eq!(calls(&worker), ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT"]);
+    assert_eq!(
+        calls(&worker),
+        ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT", "PAGE_GET_CONTEXT"],
+        "read, one guarded write, and the read-back that confirms it"
+    );
     let sent = worker.platform.pages.sent.borrow().clone();
     let apply = &sent[1].1;
     assert!(
@@ -662,6 +666,35 @@ fn text_typed_after_the_preview_makes_the_restore_fail_closed() {
         .expect("read")
         .expect("stored");
     assert_eq!(kept.text.as_deref(), Some("= Current wonk"));
+}
+
+#[test]
+fn a_write_the_read_back_does_not_confirm_is_reported_and_keeps_what_can_reconcile_it() {
+    // A restore whose page reports success but left other text.
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
+    page(&worker).after_apply = Some(Box::new(|page: &mut crate::fakes::TypstPage| {
+        page.doc = "= Other".into()
+    }));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
+    assert_eq!(error_code(&answer), "EDIT_APPLY_UNVERIFIED", "{answer}");
+    let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
+    assert!(
+        list.iter().any(|s| s.kind == SnapshotKind::Rescue),
+        "the rescue copy stays"
+    );
+
+    // A revert step that is not confirmed stays `reverting` for the next
+    // attempt to reconcile, instead of claiming either state.
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
+    page(&worker).after_apply = Some(Box::new(|page: &mut crate::fakes::TypstPage| {
+        page.doc = "= Other".into()
+    }));
+    let answer = revert(&worker, "edit-1");
+    assert_eq!(error_code(&answer), "EDIT_APPLY_UNVERIFIED", "{answer}");
+    assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("reverting"));
 }
 
 #[test]
