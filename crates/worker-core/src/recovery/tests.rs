@@ -152,15 +152,17 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
     );
     let sent = worker.platform.pages.sent.borrow().clone();
     let apply = &sent[1].1;
+    // The page sees opaque ids, never the synthetic run or the checkpoint id.
     assert!(
-        apply["runId"]
-            .as_str()
-            .is_some_and(|r| r.starts_with("revert-") && r.len() > 7)
+        apply["runId"].as_str().is_some_and(|r| r.starts_with("page-run-")),
+        "{apply}"
     );
+    let call = apply["payload"]["callId"].as_str().unwrap_or_default().to_owned();
+    assert!(call.starts_with("page-call-") && !call.contains("edit-1"), "{call}");
     assert_eq!(
         apply["payload"],
         json!({"expectedText": "= After", "expectedEditorToken": "editor-1", "expectedFileLabel": "main.typ",
-               "changes": [{"from": 0, "to": 7, "insert": "= Before"}], "callId": "revert-edit-1",
+               "changes": [{"from": 0, "to": 7, "insert": "= Before"}], "callId": call,
                "reviewedDiff": false})
     );
     assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("reverted"));
@@ -611,12 +613,12 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
         .find(|(_, m)| m["type"] == "PAGE_APPLY_EDIT")
         .map(|(_, m)| m.clone());
     let apply = apply.expect("one apply");
+    assert!(apply["runId"].as_str().is_some_and(|r| r.starts_with("page-run-")));
     assert!(
-        apply["runId"]
+        apply["payload"]["callId"]
             .as_str()
-            .is_some_and(|r| r.starts_with("snapshot-restore-"))
+            .is_some_and(|c| c.starts_with("page-call-") && !c.contains(id.as_str()))
     );
-    assert_eq!(apply["payload"]["callId"], format!("restore-{id}"));
     assert_eq!(apply["payload"]["reviewedDiff"], false);
     assert_eq!(apply["payload"]["expectedText"], "= Current work");
     // Restoring the rescue copy brings the work back.

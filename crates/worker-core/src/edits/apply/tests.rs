@@ -7,6 +7,7 @@
 //! 100 s and more.
 
 use crate::fakes::{FakeClock, FakeTypstPages, Harness, Pending, TAB, TypstPage, calls, next_reply, text};
+use crate::page_client::{page_call_id, page_owner_id};
 use crate::platform::NetworkError;
 use protocol::constants::storage_keys;
 use protocol::js;
@@ -105,7 +106,7 @@ fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
     assert!(banners[0].get("previewNotice").is_none(), "the overlay was drawn");
     assert_eq!(
         h.editor().overlay,
-        Some(("run-1".to_owned(), "e1".to_owned())),
+        Some((page_owner_id("run-1"), page_call_id("run-1", "e1"))),
         "the overlay is on screen during the review"
     );
     assert_eq!(h.editor().doc, DOC, "nothing changes before Apply");
@@ -119,7 +120,8 @@ fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
     assert_eq!(applied.len(), 1);
     assert_eq!(applied[0]["payload"]["reviewedDiff"], true);
     assert_eq!(applied[0]["payload"]["expectedText"], DOC);
-    assert_eq!(applied[0]["runId"], "run-1");
+    assert_eq!(applied[0]["runId"], page_owner_id("run-1"));
+    assert_eq!(applied[0]["payload"]["callId"], page_call_id("run-1", "e1"));
 
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], true);
@@ -400,7 +402,7 @@ fn a_second_chat_cannot_draw_over_a_review_in_progress() {
     assert_eq!(refused["code"], "EDIT_PREVIEW_BUSY");
     assert_eq!(
         h.editor().overlay,
-        Some(("run-a".to_owned(), "a1".to_owned())),
+        Some((page_owner_id("run-a"), page_call_id("run-a", "a1"))),
         "the other chat's cleanup leaves the open review alone"
     );
     h.resolve("run-a", "a1", "approve_once");
