@@ -116,6 +116,14 @@ function editScript(plans) {
 const RENAME = { search: '= Harness Thesis', replace: '= Harness Dissertation' };
 
 /** Waits until the tab's page bridge answers the worker. */
+// A restore request as the panel sends it after the user reviewed the
+// snapshot: with the base (hash and length) the preview diffed against.
+async function reviewed(h, snapshotId, scope) {
+  const preview = await h.request('DOCUMENT_SNAPSHOT_PREVIEW', { snapshotId, ...scope });
+  assert.match(preview.baseHash, /^[0-9a-f]{64}$/, JSON.stringify(preview));
+  return { snapshotId, ...scope, baseHash: preview.baseHash, baseLength: preview.baseLength };
+}
+
 async function bridgeReady(h, tab) {
   await poll(async () => (await h.send('GET_EDITOR_CONTEXT', { tabId: tab.tabId, projection: 'identity' }))?.payload?.ok === true,
     { timeout: 45_000, message: 'the page bridge answers' });
@@ -293,14 +301,24 @@ forEachBuild('edits in agent runs', get => {
     const scope = { tabId: tab.tabId, projectId, sessionId };
     const listed = await h.request('DOCUMENT_SNAPSHOT_LIST', scope);
     assert.deepEqual(listed.snapshots.map(entry => entry.id), [snapshot.id]);
-    const restored = await h.send('DOCUMENT_SNAPSHOT_RESTORE', { snapshotId: snapshot.id, ...scope });
+    // Text typed after the preview: the restore names the document the
+    // preview diffed against, so it fails closed and the typed text stays.
+    const stale = await reviewed(h, snapshot.id, scope);
+    await typeInEditor(tab.page, 0, 'Z');
+    const refused = await h.send('DOCUMENT_SNAPSHOT_RESTORE', stale);
+    assert.equal(refused?.payload?.error?.code, 'STALE_EDIT_PREVIEW', JSON.stringify(refused?.payload));
+    assert.equal(await text(tab.page), 'ZA different document.', 'the typed text is kept');
+    const untouched = await h.request('DOCUMENT_SNAPSHOT_LIST', scope);
+    assert.deepEqual(untouched.snapshots.map(entry => entry.kind), ['automatic'], 'no rescue copy was made');
+    await setText(tab.page, 'A different document.');
+    const restored = await h.send('DOCUMENT_SNAPSHOT_RESTORE', await reviewed(h, snapshot.id, scope));
     assert.equal(restored?.payload?.ok, true, JSON.stringify(restored?.payload));
     assert.equal(restored.payload.data.rescueSnapshot.kind, 'rescue');
     assert.equal(await text(tab.page), afterRun);
     const after = await h.request('DOCUMENT_SNAPSHOT_LIST', scope);
     const rescue = after.snapshots.find(entry => entry.kind === 'rescue');
     assert.ok(rescue, JSON.stringify(after));
-    const back = await h.send('DOCUMENT_SNAPSHOT_RESTORE', { snapshotId: rescue.id, ...scope });
+    const back = await h.send('DOCUMENT_SNAPSHOT_RESTORE', await reviewed(h, rescue.id, scope));
     assert.equal(back?.payload?.ok, true, JSON.stringify(back?.payload));
     assert.equal(await text(tab.page), 'A different document.', 'the rescue copy holds what was replaced');
     await setText(tab.page, original);

@@ -584,6 +584,14 @@ wire_codes! {
         DocumentSnapshotRestoreFailed = "DOCUMENT_SNAPSHOT_RESTORE_FAILED",
         /// A revert or restore runs in the tab, so no run may start.
         DocumentRecoveryActive = "DOCUMENT_RECOVERY_ACTIVE",
+        // Integrity of restores and editor writes: a restore applies only the
+        // diff that was reviewed, a write counts only once it is read back.
+        /// A snapshot restore lacks the hash and length of the document its
+        /// preview was computed against, or they are malformed.
+        InvalidDocumentSnapshotBase = "INVALID_DOCUMENT_SNAPSHOT_BASE",
+        /// The page reported an edit as applied, but the document read back
+        /// afterwards is not the edited text.
+        EditApplyUnverified = "EDIT_APPLY_UNVERIFIED",
         // Stored data: settings, chats, import and migration.
         /// `chrome.storage.local` could not be read.
         StorageReadFailed = "STORAGE_READ_FAILED",

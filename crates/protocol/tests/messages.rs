@@ -49,11 +49,6 @@ fn cases() -> Vec<(MessageType, Value, Value, ErrorCode)> {
     use ErrorCode as E;
     use MessageType as T;
     let scope = json!({"tabId": 7, "projectId": "project-a", "sessionId": "session-a"});
-    let with = |base: &Value, key: &str, value: Value| {
-        let mut out = base.clone();
-        out[key] = value;
-        out
-    };
     let edit = json!({"expectedText": "old", "expectedEditorToken": "editor-1", "expectedFileLabel": "main.typ",
         "changes": [{"from": 0, "to": 3, "insert": "new"}], "callId": "call-edit"});
     let approval = json!({"callId": "call-edit", "name": "search_replace", "identity": "builtin:search_replace",
@@ -119,8 +114,8 @@ fn cases() -> Vec<(MessageType, Value, Value, ErrorCode)> {
         ),
         (
             T::DocumentSnapshotRestore,
-            with(&scope, "snapshotId", json!("snapshot-one")),
-            with(&with(&scope, "snapshotId", json!("s")), "projectId", json!("x".repeat(257))),
+            restore_of(&scope),
+            with(&restore_of(&scope), "projectId", json!("x".repeat(257))),
             E::InvalidDocumentSnapshotScope,
         ),
         (
@@ -528,4 +523,68 @@ fn quick_attachments_carry_their_origin() {
     );
     let parsed = parse(&envelope_for(MessageType::QuickAttachSelection, json!({}))).expect("empty form");
     assert_eq!(parsed.payload.to_value(), json!({}));
+}
+
+/// `base` with `key` set to `value`.
+fn with(base: &Value, key: &str, value: Value) -> Value {
+    let mut out = base.clone();
+    out[key] = value;
+    out
+}
+
+/// A restore of `snapshot-one` in `scope`, with the base its preview named.
+fn restore_of(scope: &Value) -> Value {
+    let mut restore = with(scope, "snapshotId", json!("snapshot-one"));
+    restore["baseHash"] = json!("a".repeat(64));
+    restore["baseLength"] = json!(12);
+    restore
+}
+
+#[test]
+fn a_snapshot_restore_names_the_document_its_preview_was_computed_against() {
+    let scope = json!({"tabId": 7, "projectId": "project-a", "sessionId": "session-a"});
+    let parsed = parse(&envelope_for(MessageType::DocumentSnapshotRestore, restore_of(&scope)));
+    let Ok(Envelope {
+        payload: Payload::DocumentSnapshotRestore(restore),
+        ..
+    }) = parsed
+    else {
+        panic!("a restore with its base parses: {parsed:?}");
+    };
+    assert_eq!((restore.base_hash.len(), restore.base_length), (64, 12));
+    assert_eq!(restore.target.snapshot_id, "snapshot-one");
+    let without_base = with(&scope, "snapshotId", json!("snapshot-one"));
+    let mut no_length = restore_of(&scope);
+    no_length.as_object_mut().map(|o| o.remove("baseLength"));
+    let refused = [
+        without_base,
+        no_length,
+        with(&restore_of(&scope), "baseHash", json!("A".repeat(64))),
+        with(&restore_of(&scope), "baseHash", json!("a".repeat(63))),
+        with(&restore_of(&scope), "baseLength", json!(-1)),
+        with(&restore_of(&scope), "baseLength", json!(1.5)),
+    ];
+    for payload in refused {
+        let message = envelope_for(MessageType::DocumentSnapshotRestore, payload.clone());
+        assert_eq!(
+            code_of(&message),
+            Some(ErrorCode::InvalidDocumentSnapshotBase),
+            "{payload}"
+        );
+    }
+    // The scope is checked first, with its own code.
+    let bad_scope = with(&with(&scope, "snapshotId", json!("s")), "tabId", json!(-1));
+    let message = envelope_for(MessageType::DocumentSnapshotRestore, bad_scope);
+    assert_eq!(code_of(&message), Some(ErrorCode::InvalidDocumentSnapshotScope));
+    // Preview and delete take no base.
+    let extra = with(&restore_of(&scope), "snapshotId", json!("snapshot-one"));
+    for ty in [
+        MessageType::DocumentSnapshotPreview,
+        MessageType::DocumentSnapshotDelete,
+    ] {
+        assert_eq!(
+            code_of(&envelope_for(ty, extra.clone())),
+            Some(ErrorCode::UnknownPayloadField)
+        );
+    }
 }

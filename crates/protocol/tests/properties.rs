@@ -301,14 +301,20 @@ fn arb_payload() -> impl Strategy<Value = Payload> {
         })),
         (any::<bool>(), text(), prop::option::of(uint()))
             .prop_map(|(on_typst, url, tab_id)| Payload::ActiveTabChanged(ActiveTabChanged { on_typst, url, tab_id })),
-        (id(), uint(), id(), id()).prop_map(|(snapshot_id, tab_id, project_id, session_id)| {
-            Payload::DocumentSnapshotRestore(SnapshotRequest {
-                snapshot_id,
-                tab_id,
-                project_id,
-                session_id,
-            })
-        }),
+        (id(), uint(), id(), id(), "[0-9a-f]{64}", uint()).prop_map(
+            |(snapshot_id, tab_id, project_id, session_id, base_hash, base_length)| {
+                Payload::DocumentSnapshotRestore(SnapshotRestore {
+                    target: SnapshotRequest {
+                        snapshot_id,
+                        tab_id,
+                        project_id,
+                        session_id,
+                    },
+                    base_hash,
+                    base_length,
+                })
+            }
+        ),
         (id(), arb_preview())
             .prop_flat_map(|(call_id, preview)| ("[a-z\\n]{0,20}", Just(call_id), Just(preview)))
             .prop_flat_map(|(text, call_id, preview)| (

@@ -13,7 +13,7 @@ use crate::edit_review::PREVIEW_NOTICE_CHARS;
 use crate::history::History;
 use protocol::diff_preview::DiffPreview;
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, SnapshotRestoredUpdate};
-use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, PublicCheckpointStatus, PublicEditCheckpoint};
+use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, PublicCheckpointStatus, PublicEditCheckpoint, is_sha256_hex};
 use protocol::js::truncate_utf16;
 use serde_json::{Map, Value, json};
 
@@ -278,6 +278,45 @@ pub(crate) fn character_count(count: u64) -> String {
     }
 }
 
+/// The live document a snapshot preview was computed against (its
+/// `baseHash` and `baseLength`). The restore sends it back, so the worker
+/// refuses to apply the diff once the document has changed since.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReviewedBase {
+    pub(crate) hash: String,
+    pub(crate) length: u64,
+}
+
+impl ReviewedBase {
+    /// The base a `DOCUMENT_SNAPSHOT_PREVIEW` answer names, if it is valid.
+    pub(crate) fn of_preview(answer: &Value) -> Option<ReviewedBase> {
+        let hash = answer
+            .get("baseHash")
+            .and_then(Value::as_str)
+            .filter(|h| is_sha256_hex(h))?;
+        let length = answer.get("baseLength").and_then(Value::as_u64)?;
+        Some(ReviewedBase {
+            hash: hash.to_owned(),
+            length,
+        })
+    }
+
+    /// Adds `baseHash` and `baseLength` to a restore request.
+    pub(crate) fn insert_into(&self, payload: &mut Map<String, Value>) {
+        payload.insert("baseHash".to_owned(), json!(self.hash));
+        payload.insert("baseLength".to_owned(), json!(self.length));
+    }
+}
+
+/// Leads the dialog that is opened again because the document changed
+/// after the first preview.
+pub(crate) const RESTORE_CHANGED_NOTE: &str = "The document changed after the preview, so nothing was restored. This is the diff against the document as it is now.";
+
+/// Shown when a preview answer names no valid base: without it the restore
+/// could not prove it applies what is shown.
+const BASE_MISSING_NOTE: &str =
+    "This preview does not say which document it compared, so it cannot be restored. Open it again.";
+
 /// The texts of the restore preview dialog.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RestoreDialogContent {
@@ -289,14 +328,20 @@ pub(crate) struct RestoreDialogContent {
     pub(crate) confirm_label: &'static str,
     pub(crate) confirm_disabled: bool,
     pub(crate) snapshot: Option<PublicDocumentSnapshot>,
+    /// What the restore sends back; `None` disables it.
+    pub(crate) base: Option<ReviewedBase>,
 }
 
-/// The dialog for a `DOCUMENT_SNAPSHOT_PREVIEW` answer.
-pub(crate) fn restore_dialog(answer: &Value) -> RestoreDialogContent {
+/// The dialog for a `DOCUMENT_SNAPSHOT_PREVIEW` answer; `changed` when it
+/// replaces a preview the document no longer matched.
+pub(crate) fn restore_dialog(answer: &Value, changed: bool) -> RestoreDialogContent {
     let no_changes = answer.get("noChanges").and_then(Value::as_bool) == Some(true);
     let preview = answer.get("preview").and_then(DiffPreview::parse);
     let snapshot = answer.get("snapshot").and_then(PublicDocumentSnapshot::parse_strict);
-    let note = if no_changes {
+    let base = ReviewedBase::of_preview(answer);
+    let note = if base.is_none() && !no_changes {
+        Some((BASE_MISSING_NOTE.to_owned(), "is-warning"))
+    } else if no_changes {
         Some(("The document already matches this saved copy.".to_owned(), "is-success"))
     } else if preview.is_some() {
         None
@@ -309,6 +354,11 @@ pub(crate) fn restore_dialog(answer: &Value) -> RestoreDialogContent {
             .unwrap_or_else(|| "No diff can be shown. Restoring replaces the whole current document.".to_owned());
         Some((notice, "is-warning"))
     };
+    let note = match (changed, note) {
+        (false, note) => note,
+        (true, None) => Some((RESTORE_CHANGED_NOTE.to_owned(), "is-warning")),
+        (true, Some((text, _))) => Some((format!("{RESTORE_CHANGED_NOTE} {text}"), "is-warning")),
+    };
     RestoreDialogContent {
         title: if no_changes {
             "Already at this snapshot"
@@ -319,8 +369,9 @@ pub(crate) fn restore_dialog(answer: &Value) -> RestoreDialogContent {
         preview: if no_changes { None } else { preview },
         safety: "The current document is first kept as a \u{201c}Before restore\u{201d} copy.",
         confirm_label: if no_changes { "Already current" } else { "Restore" },
-        confirm_disabled: no_changes,
+        confirm_disabled: no_changes || base.is_none(),
         snapshot,
+        base,
     }
 }
 
@@ -476,21 +527,68 @@ mod tests {
 
     #[test]
     fn restore_dialogs_show_a_diff_a_notice_or_nothing_to_do() {
-        let with_diff = restore_dialog(&json!({"ok": true, "snapshot": snapshot("snapshot-1"),
-            "noChanges": false, "preview": diff_preview()}));
+        let with_diff = restore_dialog(
+            &json!({"ok": true, "snapshot": snapshot("snapshot-1"),
+            "noChanges": false, "preview": diff_preview(), "baseHash": HASH, "baseLength": 9}),
+            false,
+        );
         assert!(with_diff.preview.is_some() && with_diff.note.is_none() && !with_diff.confirm_disabled);
         assert_eq!(with_diff.confirm_label, "Restore");
-        let notice = restore_dialog(&json!({"ok": true, "snapshot": snapshot("snapshot-1"),
-            "noChanges": false, "preview": null, "previewNotice": "Too large to show"}));
+        assert_eq!(
+            with_diff.base,
+            Some(ReviewedBase {
+                hash: HASH.to_owned(),
+                length: 9
+            })
+        );
+        let notice = restore_dialog(
+            &json!({"ok": true, "snapshot": snapshot("snapshot-1"),
+            "noChanges": false, "preview": null, "previewNotice": "Too large to show",
+            "baseHash": HASH, "baseLength": 9}),
+            false,
+        );
         assert_eq!(notice.note.map(|n| n.0).as_deref(), Some("Too large to show"));
-        let same = restore_dialog(&json!({"ok": true, "snapshot": snapshot("snapshot-1"),
-            "noChanges": true, "preview": null}));
+        let same = restore_dialog(
+            &json!({"ok": true, "snapshot": snapshot("snapshot-1"),
+            "noChanges": true, "preview": null, "baseHash": HASH, "baseLength": 9}),
+            false,
+        );
         assert!(same.confirm_disabled);
         assert_eq!(
             (same.title, same.confirm_label),
             ("Already at this snapshot", "Already current")
         );
         assert!(same.safety.contains("Before restore"));
+    }
+
+    const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn a_restore_dialog_needs_the_base_its_preview_named() {
+        for base in [
+            json!({}),
+            json!({"baseHash": "XYZ", "baseLength": 9}),
+            json!({"baseHash": HASH}),
+        ] {
+            let mut answer = json!({"ok": true, "snapshot": snapshot("snapshot-1"),
+                "noChanges": false, "preview": diff_preview()});
+            for (key, value) in base.as_object().into_iter().flatten() {
+                answer[key] = value.clone();
+            }
+            let dialog = restore_dialog(&answer, false);
+            assert!(dialog.confirm_disabled && dialog.base.is_none(), "{answer}");
+            assert!(dialog.note.is_some_and(|n| n.0.contains("cannot be restored")));
+        }
+        let again = restore_dialog(
+            &json!({"ok": true, "snapshot": snapshot("snapshot-1"),
+            "noChanges": false, "preview": diff_preview(), "baseHash": HASH, "baseLength": 12}),
+            true,
+        );
+        assert_eq!(again.note.map(|n| n.0).as_deref(), Some(RESTORE_CHANGED_NOTE));
+        assert!(!again.confirm_disabled);
+        let mut payload = Map::new();
+        again.base.expect("base").insert_into(&mut payload);
+        assert_eq!(Value::Object(payload), json!({"baseHash": HASH, "baseLength": 12}));
     }
 
     #[test]

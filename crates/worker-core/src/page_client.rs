@@ -9,6 +9,14 @@
 //! no page work outlives its run. Answers are checked by `content-bridge`
 //! before anything here returns them; a page cannot hand the worker data of
 //! the wrong shape, size or consistency.
+//!
+//! The page never sees a run id or a tool-call id: scripts of the page can
+//! read everything the bridge posts on `window`, and those ids name the run
+//! to the worker's panel routes. What travels as `runId` is an opaque owner
+//! id ([`page_owner_id`]) and as `callId` an opaque id of the call
+//! ([`page_call_id`]): one-way digests, stable for one run and call, so the
+//! page can still tell which run's preview it shows, and nothing it sees
+//! can be replayed to the worker.
 
 use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
@@ -23,6 +31,7 @@ use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
 use content_bridge::{PageError, page_request, unwrap_page_response};
 use protocol::ErrorCode;
+use protocol::edit_checkpoint::sha256_text;
 use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, Payload};
 use serde::Serialize;
@@ -41,6 +50,37 @@ fn fresh_id(clock: &impl Clock) -> String {
     format!("page-{}", clock.uuid())
 }
 
+/// Hex digits of the digest an opaque page id keeps (128 bits).
+const OPAQUE_ID_HEX: usize = 32;
+
+/// A one-way digest of `parts` under `domain`, length-prefixed so no two
+/// part lists share an input.
+fn opaque(domain: &str, parts: &[&str]) -> String {
+    let mut input = String::from(domain);
+    for part in parts {
+        input.push_str(&format!(":{}:{part}", part.len()));
+    }
+    let digest = sha256_text(&input);
+    format!("{domain}-{}", digest.get(..OPAQUE_ID_HEX).unwrap_or(&digest))
+}
+
+/// What the page sees as the `runId` of `run_id`'s requests.
+pub(crate) fn page_owner_id(run_id: &str) -> String {
+    opaque("page-run", &[run_id])
+}
+
+/// What the page sees as the `callId` of `call_id` in `run_id`.
+pub(crate) fn page_call_id(run_id: &str, call_id: &str) -> String {
+    opaque("page-call", &[run_id, call_id])
+}
+
+/// The page form of `call_id`, after checking that the call id itself is
+/// one the bridge takes (a digest would hide a blank or oversized one).
+fn checked_page_call_id(run_id: &str, call_id: &str) -> Result<String, PageEditError> {
+    edit_requests::clear_payload(call_id)?;
+    Ok(page_call_id(run_id, call_id))
+}
+
 fn tab_key(tab_id: u64) -> Result<i64, PageError> {
     i64::try_from(tab_id).map_err(|_| {
         PageError::new(
@@ -52,10 +92,10 @@ fn tab_key(tab_id: u64) -> Result<i64, PageError> {
 
 /// Sends one page request to `tab_id` and returns the page's `data`.
 ///
-/// `run_id` ties the request to a run (the page echoes it). When `cancel`
-/// fires first, the page is told to drop the request — with the same run id,
-/// or a synthetic one for requests outside a run, because the cancel message
-/// is run-scoped — and the result is a `CANCELLED` error. A browser that
+/// `run_id` ties the request to a run; the page sees only its opaque owner
+/// id. When `cancel` fires first, the page is told to drop the request —
+/// under the same owner id, or a fresh one for requests outside a run — and
+/// the result is a `CANCELLED` error. A browser that
 /// cannot deliver the message yields `REQUEST_FAILED` with its reason.
 async fn send_page_request<P: Platform>(
     platform: &P,
@@ -70,26 +110,27 @@ async fn send_page_request<P: Platform>(
     }
     let tab = tab_key(tab_id)?;
     let request_id = fresh_id(platform.clock());
-    let envelope = page_request(message_type, &request_id, run_id, payload)?;
+    let owner = run_id.map(page_owner_id);
+    let envelope = page_request(message_type, &request_id, owner.as_deref(), payload)?;
     match cancel.race(platform.pages().send(tab, envelope)).await {
         Ok(Ok(answer)) => unwrap_page_response(&request_id, answer.as_ref()),
         Ok(Err(failure)) => Err(PageError::new(ErrorCode::RequestFailed.as_str(), failure.0)),
         Err(_) => {
-            notify_cancel(platform, tab, &request_id, run_id).await;
+            notify_cancel(platform, tab, &request_id, owner.as_deref()).await;
             Err(cancelled())
         }
     }
 }
 
 /// Best effort: a page that cannot be told simply times the request out.
-async fn notify_cancel<P: Platform>(platform: &P, tab: i64, target: &str, run_id: Option<&str>) {
-    let run_id = run_id.map_or_else(|| fresh_id(platform.clock()), str::to_owned);
+async fn notify_cancel<P: Platform>(platform: &P, tab: i64, target: &str, owner: Option<&str>) {
+    let owner = owner.map_or_else(|| fresh_id(platform.clock()), str::to_owned);
     let mut payload = Map::new();
     payload.insert("targetRequestId".into(), Value::from(target));
     let Ok(envelope) = page_request(
         MessageType::PageCancelRequest,
         &fresh_id(platform.clock()),
-        Some(&run_id),
+        Some(&owner),
         payload,
     ) else {
         return;
@@ -203,7 +244,11 @@ pub(crate) async fn show_edit_preview<P: Platform>(
     cancel: &Cancellation,
 ) -> Result<PreviewOutcome, PageEditError> {
     edit_requests::check_run_id(run_id)?;
-    let payload = edit_requests::show_payload(request)?;
+    let page_form = PageShowEditPreview {
+        call_id: checked_page_call_id(run_id, &request.call_id)?,
+        ..request.clone()
+    };
+    let payload = edit_requests::show_payload(&page_form)?;
     let data = send_page_request(
         platform,
         tab_id,
@@ -213,7 +258,7 @@ pub(crate) async fn show_edit_preview<P: Platform>(
         cancel,
     )
     .await?;
-    edit_requests::parse_show_answer(request, &data)
+    edit_requests::parse_show_answer(&page_form, &data)
 }
 
 /// `PAGE_APPLY_EDIT`: the page compares file label, editor token and the
@@ -230,7 +275,11 @@ pub(crate) async fn apply_edit<P: Platform>(
     cancel: &Cancellation,
 ) -> Result<EditApplied, PageEditError> {
     edit_requests::check_run_id(run_id)?;
-    let payload = edit_requests::apply_payload(request)?;
+    let page_form = PageApplyEdit {
+        call_id: checked_page_call_id(run_id, &request.call_id)?,
+        ..request.clone()
+    };
+    let payload = edit_requests::apply_payload(&page_form)?;
     let data = send_page_request(
         platform,
         tab_id,
@@ -240,7 +289,7 @@ pub(crate) async fn apply_edit<P: Platform>(
         cancel,
     )
     .await?;
-    edit_requests::parse_apply_answer(request, &data)
+    edit_requests::parse_apply_answer(&page_form, &data)
 }
 
 /// `PAGE_CLEAR_EDIT_PREVIEW`: removes the preview of `run_id`/`call_id`
@@ -255,7 +304,7 @@ pub(crate) async fn clear_edit_preview<P: Platform>(
     call_id: &str,
 ) -> Result<bool, PageEditError> {
     edit_requests::check_run_id(run_id)?;
-    let payload = edit_requests::clear_payload(call_id)?;
+    let payload = edit_requests::clear_payload(&checked_page_call_id(run_id, call_id)?)?;
     let data = send_page_request(
         platform,
         tab_id,

@@ -14,7 +14,7 @@
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
-  const ADAPTER_REVISION = 3;
+  const ADAPTER_REVISION = 4;
   const installed = root.__typstAgentBridgeProtocol;
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
@@ -24,34 +24,53 @@
   const { LIMITS, ERRORS, TYPES } = constants;
   const PAGE_REQUESTS = new Set(constants.PAGE_REQUESTS);
   const KNOWN_TYPES = new Set(Object.values(TYPES));
-  const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+
+  // The built-ins every check below calls, taken once while this adapter
+  // loads (document_start, before scripts of the page run): a page script
+  // that later replaces Object.keys, Array.prototype.every or JSON.stringify
+  // in the main world cannot change what these checks do. Loops index arrays
+  // instead of iterating them, since the array iterator is replaceable too.
+  const uncurry = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
+  const ObjectPrototype = Object.prototype;
+  const { getPrototypeOf, keys: objectKeys } = Object;
+  const { isArray } = Array;
+  const { isInteger } = Number;
+  const { stringify } = JSON;
+  const hasOwn = uncurry(ObjectPrototype.hasOwnProperty);
+  const trim = uncurry(String.prototype.trim);
+  const every = uncurry(Array.prototype.every);
+  const some = uncurry(Array.prototype.some);
+  const includes = uncurry(Array.prototype.includes);
+  const setHas = uncurry(Set.prototype.has);
+  const regexpTest = uncurry(RegExp.prototype.test);
+  const randomUUID = root.crypto.randomUUID.bind(root.crypto);
 
   function isPlainObject(value) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-    const prototype = Object.getPrototypeOf(value);
-    return prototype === Object.prototype || prototype === null;
+    if (value === null || typeof value !== 'object' || isArray(value)) return false;
+    const prototype = getPrototypeOf(value);
+    return prototype === ObjectPrototype || prototype === null;
   }
 
   function nonBlank(value, maxLength) {
-    return typeof value === 'string' && value.trim() !== '' && value.length <= maxLength;
+    return typeof value === 'string' && trim(value) !== '' && value.length <= maxLength;
   }
 
   // `null` and absent mean the same, as in the worker's checks.
   const given = value => value !== undefined && value !== null;
-  const isCount = value => Number.isInteger(value) && value >= 0;
+  const isCount = value => isInteger(value) && value >= 0;
   const optional = (value, test) => !given(value) || test(value);
   const boundedText = max => value => typeof value === 'string' && value.length <= max;
 
   function jsonLength(value) {
     try {
-      return JSON.stringify(value).length;
+      return stringify(value).length;
     } catch {
       return Infinity;
     }
   }
 
   function onlyFields(object, allowed) {
-    return Object.keys(object).every(field => allowed.includes(field));
+    return every(objectKeys(object), field => includes(allowed, field));
   }
 
   // ---------- Prepared edits ----------
@@ -60,10 +79,11 @@
   // units: sorted, non-overlapping, inside the text, at most 1,000,000
   // inserted units in all. The same rules as the worker's (protocol crate).
   function validChanges(changes, textLength) {
-    if (!Array.isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) return false;
+    if (!isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) return false;
     let previousTo = 0;
     let inserted = 0;
-    for (const change of changes) {
+    for (let index = 0; index < changes.length; index += 1) {
+      const change = changes[index];
       if (!isPlainObject(change) || !onlyFields(change, ['from', 'to', 'insert'])) return false;
       const { from, to, insert } = change;
       if (!isCount(from) || !isCount(to) || typeof insert !== 'string') return false;
@@ -75,7 +95,7 @@
     return true;
   }
 
-  const lineNumber = value => !given(value) || (Number.isInteger(value) && value >= 1);
+  const lineNumber = value => !given(value) || (isInteger(value) && value >= 1);
   const DIFF_ROW_KINDS = ['context', 'delete', 'insert'];
 
   // A unified diff as the worker builds it: exact fields, 1..256 hunks of at
@@ -86,16 +106,18 @@
     if (preview.kind !== 'unified-diff' || !nonBlank(preview.fileLabel, LIMITS.MAX_FILE_LABEL_CHARS)) return false;
     if (!isCount(preview.additions) || !isCount(preview.deletions) || preview.additions + preview.deletions === 0) return false;
     const hunks = preview.hunks;
-    if (!Array.isArray(hunks) || hunks.length === 0 || hunks.length > LIMITS.MAX_DIFF_HUNKS) return false;
+    if (!isArray(hunks) || hunks.length === 0 || hunks.length > LIMITS.MAX_DIFF_HUNKS) return false;
     let rows = 0;
     let textUnits = 0;
-    for (const hunk of hunks) {
+    for (let hunkIndex = 0; hunkIndex < hunks.length; hunkIndex += 1) {
+      const hunk = hunks[hunkIndex];
       if (!isPlainObject(hunk) || !onlyFields(hunk, ['oldStart', 'oldLines', 'newStart', 'newLines', 'rows'])) return false;
-      if (!['oldStart', 'oldLines', 'newStart', 'newLines'].every(field => isCount(hunk[field]))) return false;
-      if (!Array.isArray(hunk.rows) || hunk.rows.length === 0) return false;
-      for (const row of hunk.rows) {
+      if (!every(['oldStart', 'oldLines', 'newStart', 'newLines'], field => isCount(hunk[field]))) return false;
+      if (!isArray(hunk.rows) || hunk.rows.length === 0) return false;
+      for (let rowIndex = 0; rowIndex < hunk.rows.length; rowIndex += 1) {
+        const row = hunk.rows[rowIndex];
         if (!isPlainObject(row) || !onlyFields(row, ['kind', 'oldLine', 'newLine', 'text'])) return false;
-        if (!DIFF_ROW_KINDS.includes(row.kind) || typeof row.text !== 'string') return false;
+        if (!includes(DIFF_ROW_KINDS, row.kind) || typeof row.text !== 'string') return false;
         if (!lineNumber(row.oldLine) || !lineNumber(row.newLine)) return false;
         if ((row.kind === 'insert' && given(row.oldLine)) || (row.kind === 'delete' && given(row.newLine))) return false;
         rows += 1;
@@ -127,11 +149,11 @@
     [TYPES.PAGE_GET_CONTEXT]: {
       allowed: ['projection', 'startLine', 'endLine', 'maxChars'],
       required: [],
-      check: payload => optional(payload.projection, value => ['full', 'edit', 'numbered', 'identity'].includes(value))
-        && optional(payload.startLine, value => Number.isInteger(value) && value >= 1)
-        && optional(payload.endLine, value => Number.isInteger(value) && value >= 1)
+      check: payload => optional(payload.projection, value => includes(['full', 'edit', 'numbered', 'identity'], value))
+        && optional(payload.startLine, value => isInteger(value) && value >= 1)
+        && optional(payload.endLine, value => isInteger(value) && value >= 1)
         && !(given(payload.startLine) && given(payload.endLine) && payload.endLine < payload.startLine)
-        && optional(payload.maxChars, value => Number.isInteger(value) && value >= 1 && value <= LIMITS.MAX_CONTEXT_REQUEST_CHARS)
+        && optional(payload.maxChars, value => isInteger(value) && value >= 1 && value <= LIMITS.MAX_CONTEXT_REQUEST_CHARS)
     },
     [TYPES.PAGE_GET_PREVIEW]: {
       allowed: ['tabId', 'preferTypstCanvas', 'preferAssetImage'],
@@ -177,18 +199,18 @@
   function validPayload(type, payload) {
     const rule = PAYLOAD_RULES[type];
     if (!rule || !isPlainObject(payload)) return false;
-    if (Object.keys(payload).some(field => !rule.allowed.includes(field))) return false;
-    if (!rule.required.every(field => hasOwn(payload, field))) return false;
+    if (some(objectKeys(payload), field => !includes(rule.allowed, field))) return false;
+    if (!every(rule.required, field => hasOwn(payload, field))) return false;
     return rule.check ? rule.check(payload) : true;
   }
 
   function valid(message, expectedType) {
-    if (!isPlainObject(message) || !KNOWN_TYPES.has(message.type)) return false;
+    if (!isPlainObject(message) || !setHas(KNOWN_TYPES, message.type)) return false;
     if (expectedType && message.type !== expectedType) return false;
     if (hasOwn(message, 'requestId') && !nonBlank(message.requestId, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (hasOwn(message, 'runId') && message.runId !== undefined && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
     if (hasOwn(message, 'nonce') && !nonBlank(message.nonce, constants.MAX_REQUEST_ID_CHARS)) return false;
-    if (RUN_SCOPED.has(message.type) && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
+    if (setHas(RUN_SCOPED, message.type) && !nonBlank(message.runId, constants.MAX_REQUEST_ID_CHARS)) return false;
     return validPayload(message.type, message.payload);
   }
 
@@ -210,21 +232,21 @@
       && optional(data.selectedText, boundedText(LIMITS.MAX_PAGE_SELECTION_CHARS))
       && optional(data.editorToken, value => nonBlank(value, LIMITS.MAX_EDITOR_TOKEN_CHARS))
       && optional(data.workspace, value => jsonLength(value) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS)
-      && CONTEXT_COUNTS.every(field => optional(data[field], isCount))
-      && ['truncated', 'selectionTruncated'].every(field => optional(data[field], value => typeof value === 'boolean'));
+      && every(CONTEXT_COUNTS, field => optional(data[field], isCount))
+      && every(['truncated', 'selectionTruncated'], field => optional(data[field], value => typeof value === 'boolean'));
   }
 
   const PREVIEW_DATA_URL = /^data:image\/(?:png|jpeg|webp);base64,[A-Za-z0-9+/=]+$/i;
   const PREVIEW_MIME_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-  const previewSide = value => Number.isInteger(value) && value >= 1 && value <= LIMITS.MAX_PREVIEW_SIDE_PX;
+  const previewSide = value => isInteger(value) && value >= 1 && value <= LIMITS.MAX_PREVIEW_SIDE_PX;
 
   function validPreviewData(data) {
     if (!onlyFields(data, ['error', 'dataUrl', 'width', 'height', 'mimeType'])) return false;
     if (given(data.error)) return boundedText(LIMITS.MAX_PAGE_ERROR_CHARS)(data.error);
     return typeof data.dataUrl === 'string' && data.dataUrl.length <= LIMITS.MAX_PREVIEW_DATA_URL_CHARS
-      && PREVIEW_DATA_URL.test(data.dataUrl)
+      && regexpTest(PREVIEW_DATA_URL, data.dataUrl)
       && previewSide(data.width) && previewSide(data.height)
-      && optional(data.mimeType, value => PREVIEW_MIME_TYPES.includes(value));
+      && optional(data.mimeType, value => includes(PREVIEW_MIME_TYPES, value));
   }
 
   const DIAGNOSTIC_FIELDS = ['severity', 'message', 'line', 'column', 'kind', 'original', 'suggestion'];
@@ -243,7 +265,7 @@
     if (!onlyFields(data, ['diagnostics', 'error', 'truncated', 'totalCount'])) return false;
     if (jsonLength(data) > LIMITS.MAX_PAGE_DIAGNOSTICS_CHARS) return false;
     const items = data.diagnostics;
-    return Array.isArray(items) && items.length <= LIMITS.MAX_PAGE_DIAGNOSTICS && items.every(validDiagnostic)
+    return isArray(items) && items.length <= LIMITS.MAX_PAGE_DIAGNOSTICS && every(items, item => validDiagnostic(item))
       && optional(data.error, boundedText(LIMITS.MAX_PAGE_ERROR_CHARS))
       && optional(data.truncated, value => typeof value === 'boolean')
       && optional(data.totalCount, value => isCount(value) && value >= items.length);
@@ -256,9 +278,9 @@
   // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.
   function validRefusal(result) {
     return onlyFields(result, ['ok', 'code', 'error', 'staleReason'])
-      && REFUSAL_CODES.includes(result.code)
+      && includes(REFUSAL_CODES, result.code)
       && nonBlank(result.error, LIMITS.MAX_PAGE_ERROR_CHARS)
-      && (result.code === ERRORS.STALE_EDIT_PREVIEW ? STALE_REASONS.includes(result.staleReason) : !hasOwn(result, 'staleReason'));
+      && (result.code === ERRORS.STALE_EDIT_PREVIEW ? includes(STALE_REASONS, result.staleReason) : !hasOwn(result, 'staleReason'));
   }
 
   function validShowResult(result) {
@@ -268,7 +290,7 @@
     return onlyFields(result, ['ok', 'shown', 'presentation', 'changes_previewed', 'additions_rendered', 'deletions_rendered', 'truncated', 'warning'])
       && result.presentation === 'editor-diff-surface'
       && typeof result.shown === 'boolean' && typeof result.truncated === 'boolean'
-      && ['changes_previewed', 'additions_rendered', 'deletions_rendered'].every(field => isCount(result[field]))
+      && every(['changes_previewed', 'additions_rendered', 'deletions_rendered'], field => isCount(result[field]))
       && optional(result.warning, warningText);
   }
 
@@ -296,10 +318,10 @@
     [TYPES.PAGE_GET_PREVIEW]: data => isPlainObject(data) && validPreviewData(data),
     [TYPES.PAGE_GET_DIAGNOSTICS]: data => isPlainObject(data) && validDiagnosticsData(data),
     [TYPES.PAGE_GET_PROBE]: data => isPlainObject(data)
-      && Object.keys(data).length === constants.PROBE_FIELDS.length
-      && constants.PROBE_FIELDS.every(field => typeof data[field] === 'boolean'),
+      && objectKeys(data).length === constants.PROBE_FIELDS.length
+      && every(constants.PROBE_FIELDS, field => typeof data[field] === 'boolean'),
     [TYPES.PAGE_CANCEL_REQUEST]: data => isPlainObject(data)
-      && Object.keys(data).length === 1 && typeof data.cancelled === 'boolean',
+      && objectKeys(data).length === 1 && typeof data.cancelled === 'boolean',
     [TYPES.PAGE_SHOW_EDIT_PREVIEW]: data => validEditData(TYPES.PAGE_SHOW_EDIT_PREVIEW, data),
     [TYPES.PAGE_APPLY_EDIT]: data => validEditData(TYPES.PAGE_APPLY_EDIT, data),
     [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: data => validEditData(TYPES.PAGE_CLEAR_EDIT_PREVIEW, data)
@@ -330,7 +352,7 @@
     PAGE_REQUESTS,
     SERVED_PAGE_REQUESTS: new Set(Object.keys(RESPONSE_DATA_RULES)),
     requestId(prefix = 'page') {
-      return `${prefix}-${crypto.randomUUID()}`;
+      return `${prefix}-${randomUUID()}`;
     },
     envelope,
     valid,

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "ee023ad867a6b61a") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "9afd24c468126a09") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "ee023ad867a6b61a",
+    REVISION: "9afd24c468126a09",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -279,6 +279,8 @@
       DOCUMENT_SNAPSHOT_ACTIVE: "DOCUMENT_SNAPSHOT_ACTIVE",
       DOCUMENT_SNAPSHOT_RESTORE_FAILED: "DOCUMENT_SNAPSHOT_RESTORE_FAILED",
       DOCUMENT_RECOVERY_ACTIVE: "DOCUMENT_RECOVERY_ACTIVE",
+      INVALID_DOCUMENT_SNAPSHOT_BASE: "INVALID_DOCUMENT_SNAPSHOT_BASE",
+      EDIT_APPLY_UNVERIFIED: "EDIT_APPLY_UNVERIFIED",
       STORAGE_READ_FAILED: "STORAGE_READ_FAILED",
       STORAGE_WRITE_FAILED: "STORAGE_WRITE_FAILED",
       STORAGE_QUOTA_EXCEEDED: "STORAGE_QUOTA_EXCEEDED",

@@ -62,7 +62,7 @@ payload_table! {
     EditCheckpointRevert(EditCheckpointRevert) = EditCheckpointRevert::parse;
     DocumentSnapshotList(SnapshotScope) = SnapshotScope::parse;
     DocumentSnapshotPreview(SnapshotRequest) = SnapshotRequest::parse;
-    DocumentSnapshotRestore(SnapshotRequest) = SnapshotRequest::parse;
+    DocumentSnapshotRestore(SnapshotRestore) = SnapshotRestore::parse;
     DocumentSnapshotDelete(SnapshotRequest) = SnapshotRequest::parse;
     OpenProjectTab(ProjectRef) = ProjectRef::parse;
     LoadCustomTools(Empty) = Empty::parse;

@@ -48,4 +48,6 @@ mod tests;
 #[cfg(any(test, target_arch = "wasm32"))]
 pub(crate) use controller::Controller;
 #[cfg(any(test, target_arch = "wasm32"))]
+pub(crate) use recovery::RestoreRefusal;
+#[cfg(any(test, target_arch = "wasm32"))]
 pub(crate) use shell::{BrowserTab, Chat, ComposerState, Integrations, Ports, SessionManager, SettingsTab, Ui};

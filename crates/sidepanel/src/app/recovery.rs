@@ -9,10 +9,10 @@
 
 use super::controller::Controller;
 use super::shell::Shell;
-use crate::recovery::{self, RecoveryScope, RevertOutcome};
-use protocol::MessageType;
+use crate::recovery::{self, RecoveryScope, RevertOutcome, ReviewedBase};
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
+use protocol::{ErrorCode, MessageType};
 use serde_json::{Value, json};
 use std::rc::Rc;
 
@@ -21,6 +21,17 @@ use std::rc::Rc;
 pub(crate) const SCOPE_UNAVAILABLE: &str = "Open the Typst project and chat of this response first.";
 /// Shown when the tab, project or chat changed while a dialog was open.
 pub(crate) const SCOPE_CHANGED: &str = "The Typst project or chat changed in the meantime. Open the action again.";
+
+/// Why a confirmed restore did not happen.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RestoreRefusal {
+    /// The document changed after the preview (`STALE_EDIT_PREVIEW`):
+    /// nothing was restored, and this fresh preview answer is what the user
+    /// reviews next.
+    Changed(Value),
+    /// Any other failure, as the status line shows it.
+    Failed(String),
+}
 
 impl<S: Shell + 'static> Controller<S> {
     /// The scope a Revert or Snapshot action acts on, when one is allowed now.
@@ -159,29 +170,43 @@ impl<S: Shell + 'static> Controller<S> {
         }
     }
 
-    /// The confirmed restore: `DOCUMENT_SNAPSHOT_RESTORE`, then the returned
-    /// editor-state update goes onto the chat's last message and the chat
-    /// is saved (later turns then know the document was replaced).
+    /// The confirmed restore of what the preview showed: `DOCUMENT_SNAPSHOT_RESTORE`
+    /// with the preview's base, then the returned editor-state update goes
+    /// onto the chat's last message and the chat is saved (later turns then
+    /// know the document was replaced). When the document changed after the
+    /// preview the worker restores nothing, and the answer of a fresh
+    /// preview comes back for the user to review again.
     pub(crate) async fn restore_snapshot(
         self: &Rc<Self>,
         scope: &RecoveryScope,
         snapshot_id: &str,
-    ) -> Result<(), String> {
+        base: &ReviewedBase,
+    ) -> Result<(), RestoreRefusal> {
         if !self.scope_is_current(scope) {
             self.status(SCOPE_CHANGED, true);
-            return Err(SCOPE_CHANGED.to_owned());
+            return Err(RestoreRefusal::Failed(SCOPE_CHANGED.to_owned()));
         }
         let mut payload = scope.payload();
         payload.insert("snapshotId".to_owned(), json!(snapshot_id));
+        base.insert_into(&mut payload);
         let answer = self
             .request(MessageType::DocumentSnapshotRestore, Value::Object(payload))
             .await;
         let data = match answer {
             Ok(data) => data,
+            Err(error) if ErrorCode::from_wire(&error.code) == Some(ErrorCode::StaleEditPreview) => {
+                return Err(match self.preview_snapshot(scope, snapshot_id).await {
+                    Ok(fresh) => {
+                        self.shell.status(recovery::RESTORE_CHANGED_NOTE, true, Some(0));
+                        RestoreRefusal::Changed(fresh)
+                    }
+                    Err(message) => RestoreRefusal::Failed(message),
+                });
+            }
             Err(error) => {
                 let message = format!("The snapshot was not restored: {}", error.message);
                 self.status(&message, true);
-                return Err(message);
+                return Err(RestoreRefusal::Failed(message));
             }
         };
         let no_changes = data.get("noChanges").and_then(Value::as_bool) == Some(true);

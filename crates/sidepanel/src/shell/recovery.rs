@@ -8,9 +8,10 @@
 
 use super::edit_mode;
 use super::handle::{app, run};
+use crate::app::RestoreRefusal;
 use crate::chat::diff_element;
 use crate::dom::{self, by_id, el};
-use crate::recovery::{self, RecoveryScope, RestoreDialogContent};
+use crate::recovery::{self, RecoveryScope, RestoreDialogContent, ReviewedBase};
 use protocol::document_snapshot::PublicDocumentSnapshot;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use std::cell::RefCell;
@@ -29,8 +30,13 @@ struct PendingRevert {
 }
 
 enum DialogMode {
-    Restore { snapshot_id: String },
-    Delete { snapshot_id: String },
+    Restore {
+        snapshot_id: String,
+        base: Option<ReviewedBase>,
+    },
+    Delete {
+        snapshot_id: String,
+    },
 }
 
 #[derive(Default)]
@@ -376,7 +382,7 @@ fn on_list_click(event: &web_sys::Event) {
                 set_busy(false);
                 if let Ok(answer) = answer {
                     close_menu(false);
-                    open_restore_dialog(scope, snapshot_id, &recovery::restore_dialog(&answer));
+                    open_restore_dialog(scope, snapshot_id, &recovery::restore_dialog(&answer, false));
                 }
             });
         }
@@ -442,7 +448,8 @@ fn open_restore_dialog(scope: RecoveryScope, snapshot_id: String, dialog: &Resto
     parts.confirm.set_class_name("btn btn-primary");
     dom::set_disabled(&parts.confirm, dialog.confirm_disabled);
     let _ = parts.layer.set_attribute("data-dialog-mode", "restore");
-    SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id })));
+    let base = dialog.base.clone();
+    SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id, base })));
     dom::set_hidden(&parts.layer, false);
     dom::focus(&parts.confirm);
 }
@@ -517,18 +524,33 @@ fn confirm_dialog() {
     set_busy(true);
     dom::set_disabled(&confirm, true);
     match mode {
-        DialogMode::Restore { snapshot_id } => {
+        DialogMode::Restore { snapshot_id, base } => {
+            // The dialog disables Restore without a base; this only guards.
+            let Some(reviewed) = base.clone() else {
+                SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id, base })));
+                set_busy(false);
+                return;
+            };
             confirm.set_text_content(Some("Restoring…"));
             run(move |app| async move {
-                let restored = app.restore_snapshot(&scope, &snapshot_id).await;
+                let restored = app.restore_snapshot(&scope, &snapshot_id, &reviewed).await;
                 set_busy(false);
-                if restored.is_ok() {
+                match restored {
                     // Focus goes back to the Snapshot button it came from.
-                    close_dialog(true);
-                } else {
-                    confirm.set_text_content(Some("Restore"));
-                    dom::set_disabled(&confirm, false);
-                    SNAPSHOTS.with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id })));
+                    Ok(()) => {
+                        close_dialog(true);
+                    }
+                    // The document changed since the preview: the same
+                    // dialog shows the fresh diff to review again.
+                    Err(RestoreRefusal::Changed(answer)) => {
+                        open_restore_dialog(scope, snapshot_id, &recovery::restore_dialog(&answer, true));
+                    }
+                    Err(RestoreRefusal::Failed(_)) => {
+                        confirm.set_text_content(Some("Restore"));
+                        dom::set_disabled(&confirm, false);
+                        SNAPSHOTS
+                            .with(|s| s.borrow_mut().dialog = Some((scope, DialogMode::Restore { snapshot_id, base })));
+                    }
                 }
             });
         }

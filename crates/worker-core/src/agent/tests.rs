@@ -109,11 +109,13 @@ fn a_full_run_streams_reads_the_page_and_answers_with_the_results() {
     // The second request carries the assistant turn and the three answers in provider order.
     check_answers_in_provider_order(&h.model_requests("run-1"));
 
-    // Page requests went to the captured tab, tied to the run.
+    // Page requests went to the captured tab, tied to the run by its
+    // opaque owner id (the page never sees the run id).
     let sent = h.platform().pages.sent.borrow().clone();
+    let owner = crate::page_client::page_owner_id("run-1");
     assert!(
         sent.iter()
-            .all(|(tab, message)| *tab == TAB && message["runId"] == "run-1")
+            .all(|(tab, message)| *tab == TAB && message["runId"] == owner.as_str())
     );
 
     // The answer is saved to the chat the run started from.
@@ -337,7 +339,7 @@ fn stop_during_a_page_read_cancels_the_page_request() {
         panic!("expected a read and its cancellation, got {sent:?}");
     };
     assert_eq!(cancel["payload"]["targetRequestId"], read["requestId"]);
-    assert_eq!(cancel["runId"], "run-1");
+    assert_eq!(cancel["runId"], crate::page_client::page_owner_id("run-1"));
     let types = h.event_types("run-1");
     assert_eq!(types.last().map(String::as_str), Some("AI_STREAM_CANCELLED"));
     assert!(!types.contains(&"AI_TOOL_RESULT".to_owned()), "no result after Stop");

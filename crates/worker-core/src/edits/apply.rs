@@ -12,6 +12,14 @@
 //! change. The overlay is cleared on every way out, Stop included, because
 //! a proposal that outlives its review would mislead the user.
 //!
+//! A page's `edits_applied` receipt is not taken on trust: after it, the
+//! document is read back, and only a read that shows exactly the edited
+//! text commits the checkpoint and drops the chat's automatic snapshot.
+//! A read that shows the text before the edit undoes the preparation
+//! (nothing changed); anything else leaves the checkpoint `prepared` (Revert
+//! decides from the live document then) and keeps the snapshot. Both end
+//! the call with `EDIT_APPLY_UNVERIFIED`.
+//!
 //! A run binds the first file and editor instance it edits: its checkpoint
 //! is one pre-run copy of that document, so a later write against another
 //! text, editor or file would make Revert restore the wrong thing and is
@@ -350,8 +358,67 @@ async fn prepare_checkpoint<P: Platform>(
     Ok((existing.id, existing.created_at))
 }
 
-/// Stores the write-ahead checkpoint, asks the page to apply the changes and
-/// records the result.
+/// What the document showed when it was read back after an apply the page
+/// reported as done.
+enum ReadBack {
+    /// Exactly the edited text, in the proposal's file.
+    Edited,
+    /// Exactly the text the proposal was computed against: nothing landed.
+    Unchanged,
+    /// Something else, or nothing readable; says what, for the message.
+    Other(String),
+}
+
+/// Reads the focused document again (the same `edit` read a write is
+/// resolved against) and compares it with the proposal's two possible
+/// outcomes. `Err` only when the run was cancelled meanwhile.
+async fn read_back<P: Platform>(
+    run: &RunContext<'_, P>,
+    proposal: &Proposal,
+    pending: &DocumentState,
+) -> Result<ReadBack, Cancelled> {
+    let read = page_client::read_context(
+        run.platform,
+        run.tab_id,
+        &edit_snapshot_request(),
+        Some(&run.run_id),
+        &run.cancel,
+    )
+    .await;
+    if run.cancel.is_cancelled() {
+        return Err(Cancelled);
+    }
+    let live = match read
+        .map_err(|error| error.message)
+        .and_then(|context| EditSnapshot::from_context(&context).map_err(|error| error.message))
+    {
+        Ok(live) => live,
+        Err(message) => {
+            return Ok(ReadBack::Other(format!(
+                "the document could not be read back afterwards ({message})"
+            )));
+        }
+    };
+    if live.file_label != proposal.snapshot.file_label {
+        return Ok(ReadBack::Other(
+            "another file was focused when it was read back".to_owned(),
+        ));
+    }
+    if DocumentState::of(&live.text).matches(pending) {
+        Ok(ReadBack::Edited)
+    } else if live.text == proposal.snapshot.text {
+        Ok(ReadBack::Unchanged)
+    } else {
+        Ok(ReadBack::Other(
+            "the document read back afterwards is not the edited text (it may have been typed into at the same \
+             moment)"
+                .to_owned(),
+        ))
+    }
+}
+
+/// Stores the write-ahead checkpoint, asks the page to apply the changes,
+/// reads the document back and records the result.
 async fn commit<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
@@ -413,6 +480,26 @@ async fn commit<P: Platform>(
             return Ok(failure);
         }
     };
+    match read_back(run, proposal, &pending).await? {
+        ReadBack::Edited => {}
+        ReadBack::Unchanged => {
+            let _ = journal.rollback_preparation(&checkpoint_id).await;
+            return Ok(tool_failure(
+                ErrorCode::EditApplyUnverified,
+                "The page reported the change as applied, but the document read back afterwards is unchanged. \
+                 Nothing was applied.",
+            ));
+        }
+        ReadBack::Other(what) => {
+            return Ok(tool_failure(
+                ErrorCode::EditApplyUnverified,
+                format!(
+                    "The page reported the change as applied, but {what}, so it is not counted as applied. The \
+                     revert point and the chat's snapshot were kept; read the document before editing again."
+                ),
+            ));
+        }
+    }
 
     let warning = journal.commit(&checkpoint_id).await.err().map(|error| {
         format!(

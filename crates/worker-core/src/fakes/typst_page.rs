@@ -50,6 +50,9 @@ pub(crate) struct TypstPage {
     pub(crate) on_show: Option<PageHook>,
     /// Runs once when an apply arrives, before the guard.
     pub(crate) on_apply: Option<PageHook>,
+    /// Runs once after an apply landed, before the page answers that it did
+    /// (a page script that rewrites the text, or reports a change it undid).
+    pub(crate) after_apply: Option<PageHook>,
     /// The page cannot draw overlays (a drawing failure on the page).
     pub(crate) cannot_draw: bool,
     /// The next `PAGE_APPLY_EDIT` is refused with this code, before anything
@@ -79,6 +82,7 @@ impl Default for TypstPage {
             overlay: None,
             on_show: None,
             on_apply: None,
+            after_apply: None,
             cannot_draw: false,
             refuse_next_apply: None,
             shown: None,
@@ -276,6 +280,9 @@ impl TypstPage {
         };
         self.doc = next;
         self.overlay = None;
+        if let Some(mut hook) = self.after_apply.take() {
+            hook(self);
+        }
         edit_result(json!({"ok": true, "edits_applied": changes.len(), "reviewed_diff": payload["reviewedDiff"]}))
     }
 

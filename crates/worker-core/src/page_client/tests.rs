@@ -67,7 +67,7 @@ fn read_context_sends_a_fresh_page_request_and_checks_the_answer() {
     let (tab, envelope) = &sent[0];
     assert_eq!(*tab, 7);
     assert_eq!(envelope["type"], "PAGE_GET_CONTEXT");
-    assert_eq!(envelope["runId"], "run-1");
+    assert_eq!(envelope["runId"], page_owner_id("run-1"), "the page sees no run id");
     assert_eq!(
         envelope["payload"],
         json!({"projection": "numbered", "startLine": 1, "maxChars": 4000})
@@ -159,7 +159,10 @@ fn stop_ends_the_wait_and_tells_the_page_to_drop_the_request() {
         assert_eq!(sent[1]["payload"], json!({"targetRequestId": sent[0]["requestId"]}));
         assert_ne!(sent[1]["requestId"], sent[0]["requestId"]);
         match run_id {
-            Some(run) => assert_eq!(sent[1]["runId"], run),
+            Some(run) => {
+                assert_eq!(sent[0]["runId"], page_owner_id(run));
+                assert_eq!(sent[1]["runId"], page_owner_id(run));
+            }
             None => assert!(sent[1]["runId"].as_str().is_some_and(|id| id.starts_with("page-"))),
         }
     }
@@ -229,15 +232,21 @@ fn edit_requests_carry_the_run_and_call_and_read_typed_answers() {
         types,
         ["PAGE_SHOW_EDIT_PREVIEW", "PAGE_APPLY_EDIT", "PAGE_CLEAR_EDIT_PREVIEW"]
     );
-    assert!(sent.iter().all(|(tab, e)| *tab == 7 && e["runId"] == "run-1"));
-    assert_eq!(sent[0].1["payload"]["callId"], "call-1");
+    let (owner, call) = (page_owner_id("run-1"), page_call_id("run-1", "call-1"));
+    assert!(sent.iter().all(|(tab, e)| *tab == 7 && e["runId"] == owner.as_str()));
+    assert!(sent.iter().all(|(_, e)| e["payload"]["callId"] == call.as_str()));
+    assert!(
+        !sent
+            .iter()
+            .any(|(_, e)| e.to_string().contains("run-1") || e.to_string().contains("call-1"))
+    );
     assert_eq!(sent[0].1["payload"]["preview"]["kind"], "unified-diff");
     assert_eq!(sent[1].1["payload"]["reviewedDiff"], true);
     assert_eq!(
         sent[1].1["payload"]["changes"],
         json!([{"from": 0, "to": 3, "insert": "new"}])
     );
-    assert_eq!(sent[2].1["payload"], json!({"callId": "call-1"}));
+    assert_eq!(sent[2].1["payload"], json!({ "callId": call }));
 }
 
 #[test]
@@ -425,4 +434,26 @@ fn get_preview_and_diagnostics_forward_and_pass_page_codes_through_a_closed_set(
         json!({"type": "GET_DIAGNOSTICS", "requestId": "e", "payload": {}}),
     );
     assert_eq!(unloaded.map_err(|e| e.0), Err("PAGE_UNLOADED".to_owned()));
+}
+
+#[test]
+fn opaque_page_ids_are_stable_per_run_and_call_and_name_neither() {
+    let owner = page_owner_id("run-1");
+    assert_eq!(owner, page_owner_id("run-1"));
+    assert_ne!(owner, page_owner_id("run-2"));
+    assert!(
+        owner.starts_with("page-run-") && owner.len() == "page-run-".len() + 32,
+        "{owner}"
+    );
+    let call = page_call_id("run-1", "call-1");
+    assert_eq!(call, page_call_id("run-1", "call-1"));
+    assert_ne!(
+        call,
+        page_call_id("run-2", "call-1"),
+        "one call id in two runs stays apart"
+    );
+    assert_ne!(call, page_call_id("run-1", "call-2"));
+    // Length prefixes keep the two parts apart.
+    assert_ne!(page_call_id("run-1c", "all-1"), page_call_id("run-1", "call-1"));
+    assert!(!call.contains("run-1") && !call.contains("call-1"));
 }

@@ -1,7 +1,7 @@
 //! What every recovery operation shares: whether a run owns the tab, the
-//! tab's project scope, one `edit` read of the live editor and one guarded
-//! whole-document replacement, with the page codes a recovery error may
-//! carry to the panel.
+//! tab's project scope, one `edit` read of the live editor, one guarded
+//! whole-document replacement and the read-back that confirms it, with the
+//! page codes a recovery error may carry to the panel.
 
 use crate::cancel::Cancellation;
 use crate::edits::whole_document_change;
@@ -153,4 +153,32 @@ pub(crate) async fn replace_document<P: Platform>(
                 js::truncate_utf16(error.message(), 2_000),
             )
         })
+}
+
+/// Reads the document back after a replacement the page reported as done:
+/// only exactly `replacement.text` in its file confirms it. Anything else
+/// is `EDIT_APPLY_UNVERIFIED`, and the caller keeps whatever says which
+/// states are possible (a revert stays `reverting`, a restore's rescue copy
+/// stays).
+pub(crate) async fn confirm_replaced<P: Platform>(
+    platform: &P,
+    tab_id: u64,
+    replacement: &Replacement<'_>,
+) -> Result<(), RequestError> {
+    let unverified = |what: &str| {
+        RequestError::new(
+            ErrorCode::EditApplyUnverified,
+            format!("The page reported the document as replaced, but {what}. Check the document before trying again."),
+        )
+    };
+    let live = read_live_editor(platform, tab_id, ErrorCode::EditApplyUnverified)
+        .await
+        .map_err(|error| unverified(&format!("it could not be read back ({})", error.message)))?;
+    if live.file_label != replacement.file_label {
+        return Err(unverified("another file was focused when it was read back"));
+    }
+    if live.text != replacement.text {
+        return Err(unverified("the text read back afterwards is not the replacement"));
+    }
+    Ok(())
 }

@@ -15,7 +15,7 @@ use crate::envelope::RequestError;
 use crate::journals::{CheckpointRecord, Checkpoints, DocumentState, JournalStore};
 use crate::platform::{Clock, Platform};
 use crate::recovery::live::{
-    LiveEditor, Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on,
+    LiveEditor, Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, run_active_on,
 };
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
@@ -198,6 +198,9 @@ impl<P: Platform> Cascade<'_, P> {
             let _ = self.journal.restore_applied(&meta.id).await;
             return Err(error);
         }
+        // An unconfirmed write leaves the entry `reverting`: the next attempt
+        // compares the live document with both states it may be in.
+        confirm_replaced(platform, tab_id, &replacement).await?;
         // A failure here leaves the entry `reverting` over a restored
         // document, which the next attempt reconciles to `reverted`.
         let receipt = self.journal.mark_reverted(&meta.id).await?;

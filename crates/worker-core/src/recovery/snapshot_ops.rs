@@ -4,23 +4,29 @@
 //! Every request names its tab, project and chat; the tab must show that
 //! project, and a snapshot is only reachable from its own project (an
 //! automatic copy only from its own chat) and only while its file is the one
-//! focused. A restore never destroys the current text: it first saves it as
-//! a protected "Before restore" rescue copy and refuses to go on if that
-//! copy cannot be stored; then one guarded whole-document replacement
-//! swaps in the saved text.
+//! focused. A preview names the live document it diffed against
+//! (`baseHash`, `baseLength`); a restore carries them back and is refused
+//! with `STALE_EDIT_PREVIEW` when the live document is no longer that one,
+//! so text typed after the preview is never overwritten by a diff nobody
+//! saw. A restore never destroys the current text: it first saves it as a
+//! protected "Before restore" rescue copy and refuses to go on if that copy
+//! cannot be stored; then one guarded whole-document replacement swaps in
+//! the saved text.
 
 use crate::edits::{WholeDocumentEdit, whole_document_edit};
 use crate::envelope::RequestError;
 use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
-use crate::recovery::live::{Replacement, check_tab_scope, read_live_editor, replace_document, run_active_on};
+use crate::recovery::live::{
+    Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, run_active_on,
+};
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
 use protocol::ErrorCode;
 use protocol::document_snapshot::{SnapshotKind, SnapshotRestoredUpdate};
 use protocol::js;
-use protocol::payloads::{SnapshotRequest, SnapshotScope};
+use protocol::payloads::{SnapshotRequest, SnapshotRestore, SnapshotScope};
 use serde_json::{Value, json};
 
 const PROJECT_MISMATCH: ErrorCode = ErrorCode::DocumentSnapshotProjectMismatch;
@@ -111,6 +117,24 @@ fn public(meta: &SnapshotMeta) -> Value {
     meta.public().to_value()
 }
 
+/// Refuses a restore whose live document is not the one its preview showed
+/// a diff against (the user typed, or another change landed, since).
+fn check_reviewed_base(request: &SnapshotRestore, live: &str) -> Result<(), RequestError> {
+    let reviewed = DocumentState {
+        hash: request.base_hash.clone(),
+        length: request.base_length,
+    };
+    if reviewed.matches(&DocumentState::of(live)) {
+        Ok(())
+    } else {
+        Err(RequestError::new(
+            ErrorCode::StaleEditPreview,
+            "The document changed after this snapshot's preview was shown, so nothing was restored. Review the \
+             snapshot again.",
+        ))
+    }
+}
+
 /// `DOCUMENT_SNAPSHOT_LIST`: the focused file's snapshots for this chat.
 pub(crate) async fn list<P: Platform>(
     platform: &P,
@@ -129,7 +153,8 @@ pub(crate) async fn list<P: Platform>(
     }))
 }
 
-/// `DOCUMENT_SNAPSHOT_PREVIEW`: what a restore would change.
+/// `DOCUMENT_SNAPSHOT_PREVIEW`: what a restore would change, and the hash
+/// and length of the live document the diff was computed against.
 pub(crate) async fn preview<P: Platform>(
     platform: &P,
     runs: &Runs,
@@ -142,9 +167,13 @@ pub(crate) async fn preview<P: Platform>(
     let live = read_live_editor(platform, request.tab_id, CONTEXT_UNAVAILABLE).await?;
     check_focused_file(&record.meta, &live.file_label)?;
     let saved = verified_text(&record)?;
+    let base = DocumentState::of(&live.text);
     let (preview, notice) = match whole_document_edit(&live.text, saved, &record.meta.file_label) {
         WholeDocumentEdit::Unchanged => {
-            return Ok(json!({ "ok": true, "snapshot": public(&record.meta), "noChanges": true, "preview": null }));
+            return Ok(json!({
+                "ok": true, "snapshot": public(&record.meta), "noChanges": true, "preview": null,
+                "baseHash": base.hash, "baseLength": base.length,
+            }));
         }
         WholeDocumentEdit::Replace {
             preview: Some(preview), ..
@@ -154,7 +183,10 @@ pub(crate) async fn preview<P: Platform>(
             Some(notice.unwrap_or_else(|| PREVIEW_UNAVAILABLE_NOTICE.to_owned())),
         ),
     };
-    let mut answer = json!({ "ok": true, "snapshot": public(&record.meta), "noChanges": false, "preview": preview });
+    let mut answer = json!({
+        "ok": true, "snapshot": public(&record.meta), "noChanges": false, "preview": preview,
+        "baseHash": base.hash, "baseLength": base.length,
+    });
     if let (Some(notice), Some(map)) = (notice, answer.as_object_mut()) {
         map.insert(
             "previewNotice".into(),
@@ -164,16 +196,19 @@ pub(crate) async fn preview<P: Platform>(
     Ok(answer)
 }
 
-/// `DOCUMENT_SNAPSHOT_RESTORE`: rescue copy first, then one guarded
-/// replacement; the answer carries the editor-state update the panel stores
+/// `DOCUMENT_SNAPSHOT_RESTORE`: the live document must still be the one
+/// the preview was computed against; then rescue copy first, then one
+/// guarded replacement (the page refuses it if the text changes even after
+/// this check). The answer carries the editor-state update the panel stores
 /// so later model turns know the document changed.
 pub(crate) async fn restore<P: Platform>(
     platform: &P,
     runs: &Runs,
     store: &SessionStore,
     recovery: &RecoveryTabs,
-    request: &SnapshotRequest,
+    restore: &SnapshotRestore,
 ) -> Result<Value, RequestError> {
+    let request = &restore.target;
     let _tab = recovery.begin(request.tab_id, RecoveryKind::SnapshotMutation)?;
     refuse_during_run(runs, request.tab_id)?;
     check_tab_scope(platform.tabs(), request.tab_id, &request.project_id, PROJECT_MISMATCH).await?;
@@ -182,6 +217,7 @@ pub(crate) async fn restore<P: Platform>(
     let live = read_live_editor(platform, request.tab_id, CONTEXT_UNAVAILABLE).await?;
     let meta = &record.meta;
     check_focused_file(meta, &live.file_label)?;
+    check_reviewed_base(restore, &live.text)?;
     if saved == live.text {
         return Ok(json!({
             "ok": true, "snapshot": public(meta), "noChanges": true,
@@ -209,6 +245,7 @@ pub(crate) async fn restore<P: Platform>(
         failure_code: ErrorCode::DocumentSnapshotRestoreFailed,
     };
     replace_document(platform, request.tab_id, &live, &replacement).await?;
+    confirm_replaced(platform, request.tab_id, &replacement).await?;
     let now = platform.clock().now_ms();
     let update = SnapshotRestoredUpdate::for_snapshot(&meta.to_value(), now, now);
     Ok(json!({

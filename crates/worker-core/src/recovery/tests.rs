@@ -144,18 +144,24 @@ fn a_revert_replaces_the_exact_final_document_in_one_guarded_transaction() {
     assert_eq!(data["revertedCount"], 1);
     assert_eq!(data["alreadyReverted"], false);
     assert_eq!(page(&worker).doc, "= Before");
-    assert_eq!(calls(&worker), ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT"]);
+    assert_eq!(
+        calls(&worker),
+        ["PAGE_GET_CONTEXT", "PAGE_APPLY_EDIT", "PAGE_GET_CONTEXT"],
+        "read, one guarded write, and the read-back that confirms it"
+    );
     let sent = worker.platform.pages.sent.borrow().clone();
     let apply = &sent[1].1;
+    // The page sees opaque ids, never the synthetic run or the checkpoint id.
     assert!(
-        apply["runId"]
-            .as_str()
-            .is_some_and(|r| r.starts_with("revert-") && r.len() > 7)
+        apply["runId"].as_str().is_some_and(|r| r.starts_with("page-run-")),
+        "{apply}"
     );
+    let call = apply["payload"]["callId"].as_str().unwrap_or_default().to_owned();
+    assert!(call.starts_with("page-call-") && !call.contains("edit-1"), "{call}");
     assert_eq!(
         apply["payload"],
         json!({"expectedText": "= After", "expectedEditorToken": "editor-1", "expectedFileLabel": "main.typ",
-               "changes": [{"from": 0, "to": 7, "insert": "= Before"}], "callId": "revert-edit-1",
+               "changes": [{"from": 0, "to": 7, "insert": "= Before"}], "callId": call,
                "reviewedDiff": false})
     );
     assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("reverted"));
@@ -375,8 +381,13 @@ fn recovery_is_refused_before_any_page_access_while_an_agent_run_owns_the_tab() 
         "DOCUMENT_SNAPSHOT_RESTORE",
         "DOCUMENT_SNAPSHOT_DELETE",
     ] {
+        let payload = if kind == "DOCUMENT_SNAPSHOT_RESTORE" {
+            with_base(target.clone(), "= After")
+        } else {
+            target.clone()
+        };
         assert_eq!(
-            error_code(&send(&worker, kind, target.clone())),
+            error_code(&send(&worker, kind, payload)),
             "DOCUMENT_SNAPSHOT_RUN_ACTIVE",
             "{kind}"
         );
@@ -395,7 +406,11 @@ fn one_recovery_per_tab_and_no_agent_run_meanwhile() {
         assert!(worker.recovery.is_recovering(TAB));
         assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_REVERT_ACTIVE");
         assert_eq!(
-            error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target.clone())),
+            error_code(&send(
+                &worker,
+                "DOCUMENT_SNAPSHOT_RESTORE",
+                with_base(target.clone(), "= After")
+            )),
             "DOCUMENT_SNAPSHOT_ACTIVE"
         );
         assert_eq!(
@@ -464,6 +479,25 @@ fn target(id: &str) -> Value {
     json!({"snapshotId": id, "tabId": TAB, "projectId": "p", "sessionId": "s"})
 }
 
+/// A restore `target` that names `text` as the document its preview showed.
+fn with_base(mut target: Value, text: &str) -> Value {
+    let base = DocumentState::of(text);
+    target["baseHash"] = json!(base.hash);
+    target["baseLength"] = json!(base.length);
+    target
+}
+
+/// What the panel sends after the user reviewed snapshot `id`: the target
+/// with the base the preview answer named.
+fn reviewed(worker: &RecoveryWorker, id: &str) -> Value {
+    let preview = send(worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(id));
+    assert_eq!(preview["ok"], true, "{preview}");
+    let mut restore = target(id);
+    restore["baseHash"] = preview["data"]["baseHash"].clone();
+    restore["baseLength"] = preview["data"]["baseLength"].clone();
+    restore
+}
+
 #[test]
 fn the_list_shows_the_focused_files_snapshots_for_this_chat() {
     let worker = worker_with("= Now");
@@ -521,9 +555,17 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
         "current first, saved second"
     );
     assert!(answer["data"].get("previewNotice").is_none());
+    let base = DocumentState::of("= Now");
+    assert_eq!(
+        answer["data"]["baseHash"],
+        base.hash.as_str(),
+        "the live text it diffed against"
+    );
+    assert_eq!(answer["data"]["baseLength"], base.length);
     page(&worker).doc = "= Saved".into();
     let same = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&id));
     assert_eq!(same["data"]["noChanges"], true);
+    assert_eq!(same["data"]["baseHash"], DocumentState::of("= Saved").hash.as_str());
     assert!(applied(&worker).is_empty(), "a preview never writes");
     // A diff too large to review still allows the restore, with a notice.
     let lines = |prefix: &str| {
@@ -545,7 +587,7 @@ fn a_preview_compares_the_live_document_with_the_snapshot() {
 fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &id));
     assert_eq!(answer["ok"], true, "{answer}");
     let data = &answer["data"];
     assert_eq!(data["noChanges"], false);
@@ -566,30 +608,109 @@ fn a_restore_saves_a_rescue_copy_first_then_replaces_the_document() {
         .find(|(_, m)| m["type"] == "PAGE_APPLY_EDIT")
         .map(|(_, m)| m.clone());
     let apply = apply.expect("one apply");
+    assert!(apply["runId"].as_str().is_some_and(|r| r.starts_with("page-run-")));
     assert!(
-        apply["runId"]
+        apply["payload"]["callId"]
             .as_str()
-            .is_some_and(|r| r.starts_with("snapshot-restore-"))
+            .is_some_and(|c| c.starts_with("page-call-") && !c.contains(id.as_str()))
     );
-    assert_eq!(apply["payload"]["callId"], format!("restore-{id}"));
     assert_eq!(apply["payload"]["reviewedDiff"], false);
     assert_eq!(apply["payload"]["expectedText"], "= Current work");
     // Restoring the rescue copy brings the work back.
-    let back = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
+    let back = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &rescue_id));
     assert_eq!(back["ok"], true, "{back}");
     assert_eq!(page(&worker).doc, "= Current work");
     // Already at the snapshot: nothing is written.
-    let same = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&rescue_id));
+    let same = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &rescue_id));
     assert_eq!(same["data"]["noChanges"], true);
     assert_eq!(same["data"]["rescueSnapshot"], Value::Null);
+}
+
+#[test]
+fn text_typed_after_the_preview_makes_the_restore_fail_closed() {
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
+    page(&worker).doc = "= Current work\nTyped after the preview".into();
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore.clone());
+    assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Review the snapshot again")),
+        "{answer}"
+    );
+    assert_eq!(page(&worker).doc, "= Current work\nTyped after the preview");
+    assert!(applied(&worker).is_empty(), "nothing was sent to the editor");
+    let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
+    assert!(
+        list.iter().all(|s| s.kind != SnapshotKind::Rescue),
+        "no rescue copy for a restore that never started"
+    );
+    // The same length with other text is refused too.
+    page(&worker).doc = "= Current wonk".into();
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
+    assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW");
+    // Reviewing again gives a restore of what is there now.
+    let again = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", reviewed(&worker, &id));
+    assert_eq!(again["ok"], true, "{again}");
+    assert_eq!(page(&worker).doc, "= Saved");
+    let rescue = again["data"]["rescueSnapshot"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let kept = block_on(snapshots(&worker).load(&rescue))
+        .expect("read")
+        .expect("stored");
+    assert_eq!(kept.text.as_deref(), Some("= Current wonk"));
+}
+
+#[test]
+fn a_write_the_read_back_does_not_confirm_is_reported_and_keeps_what_can_reconcile_it() {
+    // A restore whose page reports success but left other text.
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
+    page(&worker).after_apply = Some(Box::new(|page: &mut crate::fakes::TypstPage| {
+        page.doc = "= Other".into()
+    }));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
+    assert_eq!(error_code(&answer), "EDIT_APPLY_UNVERIFIED", "{answer}");
+    let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
+    assert!(
+        list.iter().any(|s| s.kind == SnapshotKind::Rescue),
+        "the rescue copy stays"
+    );
+
+    // A revert step that is not confirmed stays `reverting` for the next
+    // attempt to reconcile, instead of claiming either state.
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
+    page(&worker).after_apply = Some(Box::new(|page: &mut crate::fakes::TypstPage| {
+        page.doc = "= Other".into()
+    }));
+    let answer = revert(&worker, "edit-1");
+    assert_eq!(error_code(&answer), "EDIT_APPLY_UNVERIFIED", "{answer}");
+    assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("reverting"));
+}
+
+#[test]
+fn a_restore_without_the_reviewed_base_is_refused_before_any_page_access() {
+    let worker = worker_with("= Current work");
+    let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    assert_eq!(error_code(&answer), "INVALID_DOCUMENT_SNAPSHOT_BASE");
+    assert!(worker.platform.pages.sent.borrow().is_empty());
+    assert_eq!(page(&worker).doc, "= Current work");
 }
 
 #[test]
 fn a_restore_that_cannot_store_its_rescue_copy_changes_nothing() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
     worker.platform.storage().fail_writes("QUOTA_BYTES quota exceeded");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
     assert_eq!(error_code(&answer), "STORAGE_QUOTA_EXCEEDED");
     assert_eq!(page(&worker).doc, "= Current work");
     assert!(applied(&worker).is_empty());
@@ -600,12 +721,16 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
     let worker = worker_with("= Now");
     let other_chat = automatic_snapshot(&worker, "s2", "main.typ", "= Theirs");
     assert_eq!(
-        error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&other_chat))),
+        error_code(&send(
+            &worker,
+            "DOCUMENT_SNAPSHOT_RESTORE",
+            with_base(target(&other_chat), "= Now")
+        )),
         "DOCUMENT_SNAPSHOT_SCOPE_MISMATCH"
     );
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
     page(&worker).file = Some("chapter.typ".into());
-    let wrong_file = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let wrong_file = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", with_base(target(&id), "= Now"));
     assert_eq!(error_code(&wrong_file), "DOCUMENT_SNAPSHOT_FILE_MISMATCH");
     assert_eq!(
         wrong_file["error"]["message"],
@@ -618,7 +743,11 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
         .storage()
         .put(&key, json!({"version": 1, "id": id, "text": "= Tampered"}));
     assert_eq!(
-        error_code(&send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id))),
+        error_code(&send(
+            &worker,
+            "DOCUMENT_SNAPSHOT_RESTORE",
+            with_base(target(&id), "= Now")
+        )),
         "DOCUMENT_SNAPSHOT_BODY_INVALID"
     );
     assert_eq!(
@@ -633,8 +762,9 @@ fn snapshot_requests_check_file_chat_project_and_integrity() {
 fn a_stale_editor_refuses_the_restore_and_keeps_the_rescue_copy() {
     let worker = worker_with("= Current work");
     let id = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let restore = reviewed(&worker, &id);
     page(&worker).refuse_next_apply = Some("STALE_EDIT_PREVIEW");
-    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", target(&id));
+    let answer = send(&worker, "DOCUMENT_SNAPSHOT_RESTORE", restore);
     assert_eq!(error_code(&answer), "STALE_EDIT_PREVIEW");
     assert_eq!(page(&worker).doc, "= Current work");
     let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");

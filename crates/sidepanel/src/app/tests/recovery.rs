@@ -1,7 +1,19 @@
 //! Revert and snapshots: receipts written into the chat and saved, partial progress, stale scopes.
 
 use super::fakes::*;
+use crate::app::RestoreRefusal;
 use crate::app::recovery::SCOPE_CHANGED;
+use crate::recovery::ReviewedBase;
+
+/// The hash of the document a preview diffed against, as the worker sends it.
+const BASE_HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+fn base() -> ReviewedBase {
+    ReviewedBase {
+        hash: BASE_HASH.to_owned(),
+        length: 14,
+    }
+}
 
 fn edited_answer(call: &str, checkpoint: &str) -> Value {
     json!({"role": "assistant", "content": "Done.", "responseStatus": "complete", "segments": [
@@ -169,10 +181,19 @@ fn a_restore_notes_the_editor_state_on_the_last_message_and_saves_the_chat() {
     );
     let restore_scope = scope.clone();
     rig.run(move |app| async move {
-        app.restore_snapshot(&restore_scope, "snapshot-1")
+        app.restore_snapshot(&restore_scope, "snapshot-1", &base())
             .await
             .expect("restored");
     });
+    assert_eq!(
+        rig.shell()
+            .last(MessageType::DocumentSnapshotRestore)
+            .expect("sent")
+            .payload,
+        json!({"tabId": 7, "projectId": "p1", "sessionId": "s1", "snapshotId": "snapshot-1",
+               "baseHash": BASE_HASH, "baseLength": 14}),
+        "the restore names the document its preview showed"
+    );
     let history = rig.history();
     let updates = history[3]["editorStateUpdates"].as_array().cloned().unwrap_or_default();
     assert_eq!(updates.len(), 1);
@@ -195,4 +216,55 @@ fn a_restore_notes_the_editor_state_on_the_last_message_and_saves_the_chat() {
         "snapshot-1"
     );
     assert!(rig.shell().saw_status("Snapshot deleted"));
+}
+
+#[test]
+fn a_restore_refused_because_the_document_changed_brings_back_a_fresh_preview_to_review() {
+    let fresh_hash = "f".repeat(64);
+    let fresh = json!({"ok": true, "snapshot": {"id": "snapshot-1", "kind": "automatic", "projectId": "p1",
+        "fileLabel": "main.typ", "title": "After latest response", "createdAt": 1, "textLength": 20,
+        "sessionId": "s1"}, "noChanges": false, "preview": null, "previewNotice": "Large",
+        "baseHash": fresh_hash, "baseLength": 40});
+    let answer = fresh.clone();
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::SessionGet => ok(session("s1", "First", edited_chat())),
+        MessageType::DocumentSnapshotRestore => err(
+            "STALE_EDIT_PREVIEW",
+            "The document changed after this snapshot's preview was shown, so nothing was restored.",
+        ),
+        MessageType::DocumentSnapshotPreview => ok(answer.clone()),
+        other => default_worker()(other, payload),
+    });
+    let scope = rig.app.recovery_scope().expect("scope");
+    let outcome = Rc::new(RefCell::new(None));
+    let out = Rc::clone(&outcome);
+    rig.run(move |app| async move {
+        *out.borrow_mut() = Some(app.restore_snapshot(&scope, "snapshot-1", &base()).await);
+    });
+    let outcome = outcome.borrow_mut().take().expect("finished");
+    assert_eq!(outcome, Err(RestoreRefusal::Changed(fresh.clone())));
+    let dialog = crate::recovery::restore_dialog(&fresh, true);
+    assert_eq!(
+        dialog.base.map(|b| b.length),
+        Some(40),
+        "the next restore sends the new base"
+    );
+    assert!(
+        dialog
+            .note
+            .is_some_and(|n| n.0.starts_with(crate::recovery::RESTORE_CHANGED_NOTE))
+    );
+    let preview = rig
+        .shell()
+        .last(MessageType::DocumentSnapshotPreview)
+        .expect("previewed again")
+        .payload;
+    assert_eq!(preview["snapshotId"], "snapshot-1");
+    assert_eq!(
+        rig.shell().count(MessageType::SessionUpdate),
+        0,
+        "nothing is noted in the chat"
+    );
+    assert!(rig.history()[3].get("editorStateUpdates").is_none());
+    assert!(rig.shell().last_status().expect("status").1, "shown as an error");
 }

@@ -7,6 +7,7 @@
 //! 100 s and more.
 
 use crate::fakes::{FakeClock, FakeTypstPages, Harness, Pending, TAB, TypstPage, calls, next_reply, text};
+use crate::page_client::{page_call_id, page_owner_id};
 use crate::platform::NetworkError;
 use protocol::constants::storage_keys;
 use protocol::js;
@@ -105,7 +106,7 @@ fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
     assert!(banners[0].get("previewNotice").is_none(), "the overlay was drawn");
     assert_eq!(
         h.editor().overlay,
-        Some(("run-1".to_owned(), "e1".to_owned())),
+        Some((page_owner_id("run-1"), page_call_id("run-1", "e1"))),
         "the overlay is on screen during the review"
     );
     assert_eq!(h.editor().doc, DOC, "nothing changes before Apply");
@@ -119,7 +120,8 @@ fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
     assert_eq!(applied.len(), 1);
     assert_eq!(applied[0]["payload"]["reviewedDiff"], true);
     assert_eq!(applied[0]["payload"]["expectedText"], DOC);
-    assert_eq!(applied[0]["runId"], "run-1");
+    assert_eq!(applied[0]["runId"], page_owner_id("run-1"));
+    assert_eq!(applied[0]["payload"]["callId"], page_call_id("run-1", "e1"));
 
     let result = h.result("run-1", "e1");
     assert_eq!(result["ok"], true);
@@ -325,6 +327,57 @@ fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
 }
 
 #[test]
+fn a_receipt_the_document_does_not_confirm_commits_nothing() {
+    // The page says it applied the change but the text is as before.
+    let mut h = harness();
+    h.editor().after_apply = Some(Box::new(|page: &mut TypstPage| page.doc = DOC.to_owned()));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "auto");
+    assert!(run.is_done());
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["code"], "EDIT_APPLY_UNVERIFIED", "{result}");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("Nothing was applied"))
+    );
+    assert!(result.get("editCheckpoint").is_none(), "{result}");
+    assert!(h.checkpoints().is_empty(), "the preparation was undone");
+    assert_eq!(h.editor().doc, DOC);
+
+    // The text read back is neither before nor after: the record stays
+    // prepared for Revert to reconcile.
+    let mut h = harness();
+    h.editor().after_apply = Some(Box::new(|page: &mut TypstPage| page.doc.push_str("\nInjected.")));
+    h.script(
+        "run-2",
+        vec![calls(&[("e2", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-2", "s1", "auto");
+    assert!(run.is_done());
+    let result = h.result("run-2", "e2");
+    assert_eq!(result["code"], "EDIT_APPLY_UNVERIFIED", "{result}");
+    assert!(
+        result["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not counted as applied")),
+        "{result}"
+    );
+    assert!(result.get("editCheckpoint").is_none());
+    assert_eq!(h.checkpoints().len(), 1);
+    assert_eq!(h.checkpoints()[0]["status"], "prepared");
+    let reads = h.page_sent("PAGE_GET_CONTEXT");
+    assert_eq!(
+        reads.last().map(|r| r["payload"]["projection"].clone()),
+        Some(json!("edit")),
+        "the document is read back after the apply"
+    );
+}
+
+#[test]
 fn a_second_chat_cannot_draw_over_a_review_in_progress() {
     let mut h = harness();
     h.script(
@@ -349,7 +402,7 @@ fn a_second_chat_cannot_draw_over_a_review_in_progress() {
     assert_eq!(refused["code"], "EDIT_PREVIEW_BUSY");
     assert_eq!(
         h.editor().overlay,
-        Some(("run-a".to_owned(), "a1".to_owned())),
+        Some((page_owner_id("run-a"), page_call_id("run-a", "a1"))),
         "the other chat's cleanup leaves the open review alone"
     );
     h.resolve("run-a", "a1", "approve_once");
