@@ -239,13 +239,21 @@ forEachBuild('quick attach', get => {
     const h = get();
     const { page } = await fixtureInFront(h);
     // Count the main world's layout reads (the image button's only page scan).
+    // An accessor, not a plain wrapper: the worker may run the main-world
+    // files into the tab again (its start-up repair), and workspace.js then
+    // assigns a fresh extract, which must be counted too.
     await page.evaluate(() => {
-      const extract = window.__typstAgentWorkspaceExtract;
+      let extract = window.__typstAgentWorkspaceExtract;
       window.__quickAttachScans = 0;
-      window.__typstAgentWorkspaceExtract = (...args) => {
+      const counted = (...args) => {
         window.__quickAttachScans += 1;
         return extract(...args);
       };
+      Object.defineProperty(window, '__typstAgentWorkspaceExtract', {
+        configurable: true,
+        get: () => counted,
+        set: value => { extract = value; }
+      });
     });
     await page.evaluate(() => window.__typstFixture.placeCursor(0));
     await page.click('.cm-content');
@@ -256,7 +264,11 @@ forEachBuild('quick attach', get => {
     assert.equal(await page.evaluate(() => window.__quickAttachScans), 0, 'no page scan while typing');
     await page.evaluate(openImage);
     await waitShown(page, IMAGE_BUTTON);
-    assert.ok(await page.evaluate(() => window.__quickAttachScans) > 0, 'the new image was looked for');
+    // The scan runs after the mutation burst settles, which may be after the
+    // button (already placed for the image the last test opened) shows.
+    const scanned = await page.waitForFunction(() => window.__quickAttachScans > 0, undefined, { timeout: 5000 })
+      .then(() => true, () => false);
+    assert.ok(scanned, 'the new image was looked for');
   });
 
   it('a click that wakes a stopped worker still opens the panel, which drains the event', async () => {
