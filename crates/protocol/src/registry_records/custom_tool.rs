@@ -8,7 +8,6 @@ use crate::constants::BUILTIN_TOOL_NAMES;
 use crate::endpoint_policy::{HeaderPolicy, InsecureAcknowledgement, InsecureConsent, validate_endpoint_url};
 use crate::tool_schema::{SchemaOptions, validate_tool_schema};
 use crate::trust_policy::{custom_tool_trust_fingerprint, has_current_custom_tool_trust};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -86,51 +85,9 @@ impl CustomTool {
     pub fn enabled(&self) -> bool {
         fields::enabled(&self.record)
     }
-
-    /// The user's "run without asking" trust, current for this exact
-    /// configuration (normalisation dropped any other).
-    pub fn trusted_auto_run(&self) -> bool {
-        self.record.get(fields::TRUSTED) == Some(&Value::Bool(true))
-    }
-
-    /// The fingerprint the trust was given for, while it holds.
-    pub fn trusted_auto_run_fingerprint(&self) -> Option<&str> {
-        fields::string(&self.record, fields::FINGERPRINT)
-    }
-
-    /// The user acknowledged cleartext HTTP to the endpoint's origin.
-    pub fn insecure_transport_acknowledged(&self) -> bool {
-        fields::acknowledged(&self.record)
-    }
-
-    /// The origin that acknowledgement covers.
-    pub fn insecure_transport_acknowledged_origin(&self) -> Option<&str> {
-        fields::string(&self.record, fields::ACKNOWLEDGED_ORIGIN)
-    }
-
-    /// The record as stored, every field included.
-    pub fn record(&self) -> &Map<String, Value> {
-        &self.record
-    }
-
-    /// The record as stored, every field included.
-    pub fn into_record(self) -> Map<String, Value> {
-        self.record
-    }
 }
 
-impl Serialize for CustomTool {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.record.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for CustomTool {
-    /// Any JSON value, read as a stored record is.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CustomTool, D::Error> {
-        Value::deserialize(deserializer).map(|value| CustomTool::from_stored(&value))
-    }
-}
+fields::stored_record_accessors!(CustomTool);
 
 /// What the custom-tool form edits; [`CustomToolDraft::to_record`] is the
 /// record it saves (as an `upsert`, merged over the stored one).

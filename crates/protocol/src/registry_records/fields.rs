@@ -144,6 +144,60 @@ pub(crate) fn acknowledged(record: &Map<String, Value>) -> bool {
     record.get(ACKNOWLEDGED) == Some(&Value::Bool(true))
 }
 
+/// The accessors and the serde form both record kinds have in the same
+/// shape: the trust and acknowledgement fields, the stored map, and "any
+/// JSON value reads as a stored record" (`from_stored`).
+macro_rules! stored_record_accessors {
+    ($record:ident) => {
+        impl $record {
+            /// The user's "run without asking" trust, current for this exact
+            /// configuration (normalisation dropped any other).
+            pub fn trusted_auto_run(&self) -> bool {
+                self.record.get(fields::TRUSTED) == Some(&Value::Bool(true))
+            }
+
+            /// The fingerprint the trust was given for, while it holds.
+            pub fn trusted_auto_run_fingerprint(&self) -> Option<&str> {
+                fields::string(&self.record, fields::FINGERPRINT)
+            }
+
+            /// The user acknowledged cleartext HTTP to the endpoint's origin.
+            pub fn insecure_transport_acknowledged(&self) -> bool {
+                fields::acknowledged(&self.record)
+            }
+
+            /// The origin that acknowledgement covers.
+            pub fn insecure_transport_acknowledged_origin(&self) -> Option<&str> {
+                fields::string(&self.record, fields::ACKNOWLEDGED_ORIGIN)
+            }
+
+            /// The record as stored, every field included.
+            pub fn record(&self) -> &Map<String, Value> {
+                &self.record
+            }
+
+            /// The record as stored, every field included.
+            pub fn into_record(self) -> Map<String, Value> {
+                self.record
+            }
+        }
+
+        impl serde::Serialize for $record {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serde::Serialize::serialize(&self.record, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $record {
+            /// Any JSON value, read as a stored record is.
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<$record, D::Error> {
+                <Value as serde::Deserialize>::deserialize(deserializer).map(|value| $record::from_stored(&value))
+            }
+        }
+    };
+}
+pub(super) use stored_record_accessors;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use super::fields::{self, HEADERS, text};
 use crate::endpoint_policy::{HeaderPolicy, InsecureAcknowledgement, InsecureConsent, validate_endpoint_url};
 use crate::js;
 use crate::trust_policy::{has_current_mcp_server_trust, mcp_server_trust_fingerprint};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 
@@ -117,51 +117,9 @@ impl McpServer {
     pub fn protocol_mode(&self) -> Option<McpProtocolMode> {
         fields::string(&self.record, PROTOCOL_MODE).and_then(McpProtocolMode::from_wire)
     }
-
-    /// The user's "run without asking" trust, current for this exact
-    /// configuration (normalisation dropped any other).
-    pub fn trusted_auto_run(&self) -> bool {
-        self.record.get(fields::TRUSTED) == Some(&Value::Bool(true))
-    }
-
-    /// The fingerprint the trust was given for, while it holds.
-    pub fn trusted_auto_run_fingerprint(&self) -> Option<&str> {
-        fields::string(&self.record, fields::FINGERPRINT)
-    }
-
-    /// The user acknowledged cleartext HTTP to the URL's origin.
-    pub fn insecure_transport_acknowledged(&self) -> bool {
-        fields::acknowledged(&self.record)
-    }
-
-    /// The origin that acknowledgement covers.
-    pub fn insecure_transport_acknowledged_origin(&self) -> Option<&str> {
-        fields::string(&self.record, fields::ACKNOWLEDGED_ORIGIN)
-    }
-
-    /// The record as stored, every field included.
-    pub fn record(&self) -> &Map<String, Value> {
-        &self.record
-    }
-
-    /// The record as stored, every field included.
-    pub fn into_record(self) -> Map<String, Value> {
-        self.record
-    }
 }
 
-impl Serialize for McpServer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.record.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for McpServer {
-    /// Any JSON value, read as a stored record is.
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<McpServer, D::Error> {
-        Value::deserialize(deserializer).map(|value| McpServer::from_stored(&value))
-    }
-}
+fields::stored_record_accessors!(McpServer);
 
 /// What the MCP server form edits; [`McpServerDraft::to_record`] is the
 /// record it saves (as an `upsert`) or probes.
