@@ -19,7 +19,7 @@
 use crate::envelope::RequestError;
 use crate::integrations::Integrations;
 use crate::platform::{Platform, Storage};
-use crate::storage::{MutationQueue, StorageError};
+use crate::storage::{MutationQueue, StorageAction, StorageError};
 use protocol::Payload;
 use protocol::constants::storage_keys;
 use protocol::payloads::RegistryMutation;
@@ -43,6 +43,14 @@ impl Registry {
         match self {
             Registry::CustomTools => storage_keys::CUSTOM_TOOLS,
             Registry::McpServers => storage_keys::MCP_SERVERS,
+        }
+    }
+
+    /// What a refused write of this list tells the user was not saved.
+    const fn action(self) -> StorageAction {
+        match self {
+            Registry::CustomTools => StorageAction::SaveCustomTools,
+            Registry::McpServers => StorageAction::SaveMcpServers,
         }
     }
 
@@ -168,7 +176,7 @@ async fn save(
     storage
         .set(registry.key(), Value::Array(records.clone()))
         .await
-        .map_err(|error| StorageError::write(&error))?;
+        .map_err(|error| StorageError::write(&error).during(registry.action()))?;
     Ok(Saved { before, records })
 }
 

@@ -12,7 +12,7 @@
 //! approval mode means "ask".
 
 use crate::platform::Storage;
-use crate::storage::{MutationQueue, StorageError, StorageErrorCode};
+use crate::storage::{MutationQueue, StorageAction, StorageError, StorageErrorCode};
 use protocol::constants::{EditorApprovalMode, SendMessageShortcut, storage_keys};
 use protocol::endpoint_policy::{InsecureAcknowledgement, InsecureConsent, validate_endpoint_value};
 use protocol::payloads::{RegistryMutation, SaveSettings};
@@ -259,7 +259,7 @@ pub(crate) async fn save(
     storage
         .set(storage_keys::SETTINGS, safe.clone())
         .await
-        .map_err(|error| StorageError::write(&error))?;
+        .map_err(|error| StorageError::write(&error).during(StorageAction::SaveSettings))?;
     Ok(json!({ "ok": true, "settings": safe }))
 }
 

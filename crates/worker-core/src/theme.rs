@@ -2,6 +2,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::Storage;
+use crate::storage::{StorageAction, StorageError};
 use protocol::ErrorCode;
 use protocol::payloads::SaveTheme;
 use serde_json::{Value, json};
@@ -34,12 +35,10 @@ pub(crate) async fn load(storage: &impl Storage) -> Result<Value, RequestError> 
 /// string): anything but `'light'` is stored as `'dark'`.
 pub(crate) async fn save(storage: &impl Storage, request: &SaveTheme) -> Result<Value, RequestError> {
     let value = if request.theme == LIGHT { LIGHT } else { DARK };
-    storage.set(THEME_KEY, Value::from(value)).await.map_err(|error| {
-        RequestError::new(
-            ErrorCode::StorageWriteFailed,
-            format!("Could not save local data: {error}"),
-        )
-    })?;
+    storage
+        .set(THEME_KEY, Value::from(value))
+        .await
+        .map_err(|error| StorageError::write(&error).during(StorageAction::SaveTheme))?;
     Ok(json!({ "ok": true }))
 }
 
@@ -71,9 +70,20 @@ mod tests {
     }
 
     #[test]
-    fn reports_write_failures() {
+    fn reports_write_failures_naming_the_theme() {
         let storage = MemoryStorage::default();
         storage.fail_writes("QUOTA_BYTES quota exceeded");
+        let result = block_on(save(&storage, &theme("light")));
+        let Err(error) = result else {
+            panic!("a refused write fails the save");
+        };
+        assert_eq!(error.code.as_str(), "STORAGE_QUOTA_EXCEEDED");
+        assert!(
+            error.message.starts_with("Saving the theme failed: "),
+            "{}",
+            error.message
+        );
+        storage.fail_writes("IO error");
         let result = block_on(save(&storage, &theme("light")));
         assert_eq!(result.map_err(|e| e.code.as_str()), Err("STORAGE_WRITE_FAILED"));
         assert_eq!(block_on(load(&storage)), Ok(json!("dark")));

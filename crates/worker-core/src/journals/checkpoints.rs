@@ -26,7 +26,7 @@ use crate::journals::store::{
     DocumentState, JournalError, JournalStore, read_key, remove_best_effort, remove_orphans, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::storage::{StorageError, StorageErrorCode, json_bytes};
+use crate::storage::{StorageAction, StorageError, StorageErrorCode, json_bytes};
 use protocol::ErrorCode;
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::is_valid_record_id;
@@ -42,6 +42,10 @@ const VERSION: u32 = schema_versions::EDIT_CHECKPOINT_JOURNAL;
 const MAX_IDENTITY_CHARS: u32 = 256;
 /// A later write's call id is kept to this length (as the original did).
 const MAX_UPDATED_CALL_ID_CHARS: usize = 128;
+
+/// What a refused write of the checkpoint lifecycle (stage, update, commit,
+/// rollback) tells the user was not saved.
+const SAVE: StorageAction = StorageAction::SaveCheckpoint;
 
 /// One entry of the index (`CheckpointMeta`).
 #[derive(Debug, Clone, PartialEq)]
@@ -421,7 +425,9 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
         let storage = self.storage();
         let entries = load_index(storage).await?;
         let referenced: Vec<&str> = entries.iter().filter_map(|e| e.body_key.as_deref()).collect();
-        remove_orphans(storage, storage_keys::EDIT_CHECKPOINT_BODY_PREFIX, &referenced).await?;
+        remove_orphans(storage, storage_keys::EDIT_CHECKPOINT_BODY_PREFIX, &referenced)
+            .await
+            .map_err(|error| error.during(SAVE))?;
         if entries.iter().any(|entry| entry.id == input.id) {
             return Err(JournalError::new(
                 ErrorCode::DuplicateEditCheckpoint,
@@ -439,7 +445,9 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
         let before_count = entries.len();
         let (mut entries, victims) = prune(entries, bytes, now)?;
         if entries.len() != before_count {
-            write_index(storage, &entries).await?;
+            write_index(storage, &entries)
+                .await
+                .map_err(|error| error.during(SAVE))?;
             for victim in &victims {
                 if let Some(key) = &victim.body_key {
                     remove_best_effort(storage, key).await;
@@ -470,11 +478,13 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
             approx_bytes: bytes,
             body_key: Some(key.clone()),
         };
-        write_key(storage, &key, body).await?;
+        write_key(storage, &key, body)
+            .await
+            .map_err(|error| error.during(SAVE))?;
         entries.push(meta.clone());
         if let Err(error) = write_index(storage, &entries).await {
             remove_best_effort(storage, &key).await;
-            return Err(error.into());
+            return Err(error.during(SAVE).into());
         }
         Ok(meta)
     }
@@ -486,17 +496,21 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
         Ok((entries, position))
     }
 
-    /// Replaces entry `position` and publishes the index.
+    /// Replaces entry `position` and publishes the index; a refused write
+    /// names `action`.
     async fn replace(
         &self,
         mut entries: Vec<CheckpointMeta>,
         position: usize,
         next: CheckpointMeta,
+        action: StorageAction,
     ) -> Result<CheckpointMeta, JournalError> {
         if let Some(slot) = entries.get_mut(position) {
             *slot = next.clone();
         }
-        write_index(self.storage(), &entries).await?;
+        write_index(self.storage(), &entries)
+            .await
+            .map_err(|error| error.during(action))?;
         Ok(next)
     }
 
@@ -527,7 +541,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
             updated_at: self.now(),
             ..current
         };
-        self.replace(entries, position, next).await
+        self.replace(entries, position, next, SAVE).await
     }
 
     /// The page applied the prepared write: the pending state becomes the
@@ -550,7 +564,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
             updated_at: self.now(),
             ..current
         };
-        let next = self.replace(entries, position, next).await?;
+        let next = self.replace(entries, position, next, SAVE).await?;
         next.receipt()
             .ok_or_else(|| state_invalid("The committed checkpoint has no receipt."))
     }
@@ -581,11 +595,11 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
                 updated_at: self.now(),
                 ..current
             };
-            let next = self.replace(entries, position, next).await?;
+            let next = self.replace(entries, position, next, SAVE).await?;
             return Ok(next.receipt().map_or(Rollback::Unchanged, Rollback::Restored));
         }
         let kept: Vec<CheckpointMeta> = entries.into_iter().filter(|entry| entry.id != id).collect();
-        write_index(storage, &kept).await?;
+        write_index(storage, &kept).await.map_err(|error| error.during(SAVE))?;
         if let Some(key) = &current.body_key {
             remove_best_effort(storage, key).await;
         }
@@ -647,7 +661,7 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
             updated_at: self.now(),
             ..current
         };
-        self.replace(entries, position, next).await
+        self.replace(entries, position, next, StorageAction::RecordRevert).await
     }
 
     /// `applied` → `reverting`, written before the page is asked to restore.
@@ -685,7 +699,9 @@ impl<'a, S: Storage, C: Clock> Checkpoints<'a, S, C> {
             updated_at: self.now(),
             ..current
         };
-        let next = self.replace(entries, position, next).await?;
+        let next = self
+            .replace(entries, position, next, StorageAction::RecordRevert)
+            .await?;
         if let Some(key) = old_key {
             remove_best_effort(self.storage(), &key).await;
         }

@@ -24,7 +24,7 @@ use crate::journals::store::{
     DocumentState, JournalError, JournalStore, read_key, remove_best_effort, remove_orphans, write_key,
 };
 use crate::platform::{Clock, Storage};
-use crate::storage::{StorageError, StorageErrorCode, json_bytes};
+use crate::storage::{StorageAction, StorageError, StorageErrorCode, json_bytes};
 use protocol::ErrorCode;
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::document_snapshot::{PublicDocumentSnapshot, SnapshotKind, is_valid_record_id};
@@ -522,8 +522,15 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
     }
 
     /// Saves a snapshot (see the module documentation for deduplication,
-    /// promotion, replacement of a chat's automatic copy, and pruning).
+    /// promotion, replacement of a chat's automatic copy, and pruning); a
+    /// refused write names the snapshot.
     pub(crate) async fn create(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
+        self.create_unnamed(input)
+            .await
+            .map_err(|error| error.during(StorageAction::SaveSnapshot))
+    }
+
+    async fn create_unnamed(&self, input: SnapshotInput) -> Result<CreateOutcome, JournalError> {
         validate(&input)?;
         let _guard = self.store.queue.lock().await;
         let storage = self.storage();
@@ -623,7 +630,9 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
             });
         };
         let kept: Vec<SnapshotMeta> = entries.into_iter().filter(|e| e.id != id).collect();
-        write_index(storage, &kept).await?;
+        write_index(storage, &kept)
+            .await
+            .map_err(|error| error.during(StorageAction::DeleteSnapshot))?;
         remove_best_effort(storage, &target.body_key).await;
         Ok(DeleteOutcome {
             removed: true,

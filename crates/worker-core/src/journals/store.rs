@@ -5,7 +5,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Platform, Storage};
-use crate::storage::{MutationQueue, StorageError};
+use crate::storage::{MutationQueue, StorageAction, StorageError, is_write_failure};
 use protocol::ErrorCode;
 use protocol::edit_checkpoint::sha256_text;
 use protocol::js;
@@ -16,6 +16,8 @@ use serde_json::Value;
 pub(crate) struct JournalError {
     pub(crate) code: ErrorCode,
     pub(crate) message: String,
+    /// The action a refused write named (see [`JournalError::during`]).
+    action: Option<StorageAction>,
 }
 
 impl JournalError {
@@ -23,7 +25,19 @@ impl JournalError {
         JournalError {
             code,
             message: message.into(),
+            action: None,
         }
+    }
+
+    /// A refused write names `action` ("Saving the edit checkpoint failed:
+    /// …"), as [`StorageError::during`] does; the first name given stays.
+    #[must_use]
+    pub(crate) fn during(mut self, action: StorageAction) -> Self {
+        if self.action.is_none() && is_write_failure(self.code) {
+            self.message = action.failed(&self.message);
+            self.action = Some(action);
+        }
+        self
     }
 }
 
@@ -37,7 +51,11 @@ impl std::error::Error for JournalError {}
 
 impl From<StorageError> for JournalError {
     fn from(error: StorageError) -> Self {
-        JournalError::new(error.code(), error.message)
+        JournalError {
+            code: error.code(),
+            message: error.message,
+            action: error.action,
+        }
     }
 }
 

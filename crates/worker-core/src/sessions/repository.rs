@@ -11,7 +11,7 @@ use crate::platform::{Clock, Storage};
 use crate::sessions::limits::{MAX_NAME_CHARS, MAX_PREVIEW_CHARS, MAX_SEARCH_TEXT_CHARS, NEW_CHAT_NAME};
 use crate::sessions::normalize::{self, Origin};
 use crate::sessions::store::Sessions;
-use crate::storage::{QueueGuard, StorageError, StorageErrorCode, json_bytes};
+use crate::storage::{QueueGuard, StorageAction, StorageError, StorageErrorCode, json_bytes};
 use protocol::constants::{schema_versions, storage_keys};
 use protocol::js;
 use protocol::limits::{MAX_SESSION_BODY_BYTES, STORAGE_WARNING_BYTES};
@@ -387,14 +387,19 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
         Ok(guard)
     }
 
+    /// The checks once per instance. A refused write names the migration
+    /// or the preparation, not the request that happened to come first.
     async fn ensure_ready(&self) -> Result<(), StorageError> {
         if self.store.ready.get() {
             return Ok(());
         }
         self.assert_missing_index_recoverable().await?;
-        self.migrate_legacy().await?;
-        self.backfill_summaries().await?;
-        self.remove_orphan_bodies().await?;
+        self.migrate_legacy()
+            .await
+            .map_err(|error| error.during(StorageAction::MigrateChats))?;
+        let prepare = |error: StorageError| error.during(StorageAction::PrepareChats);
+        self.backfill_summaries().await.map_err(prepare)?;
+        self.remove_orphan_bodies().await.map_err(prepare)?;
         self.store.ready.set(true);
         Ok(())
     }
@@ -689,6 +694,17 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
         entry: &Value,
     ) -> Result<TranscriptOutcome, StorageError> {
         let _guard = self.begin().await?;
+        self.persist_run_transcript_locked(session_id, run_start_messages, entry)
+            .await
+            .map_err(|error| error.during(StorageAction::SaveRunAnswer))
+    }
+
+    async fn persist_run_transcript_locked(
+        &self,
+        session_id: &str,
+        run_start_messages: &[Value],
+        entry: &Value,
+    ) -> Result<TranscriptOutcome, StorageError> {
         let now = self.now();
         let entry = normalize::normalize_message(entry, Origin::Local, now)
             .map_err(|reason| StorageError::invalid_record(format!("The run's answer cannot be saved: {reason}")))?;

@@ -8,14 +8,30 @@ use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
 use crate::sessions::repository::SessionChanges;
 use crate::sessions::store::Sessions;
+use crate::storage::StorageAction;
 use protocol::{ErrorCode, Payload};
 use serde_json::Value;
+
+/// What a refused write of each chat request tells the user was not saved
+/// (requests that only read write nothing of their own; the repository's
+/// once-per-instance preparation names itself).
+fn action_of(payload: &Payload) -> Option<StorageAction> {
+    Some(match payload {
+        Payload::SessionCreate(_) => StorageAction::CreateChat,
+        Payload::SessionUpdate(_) => StorageAction::SaveChat,
+        Payload::SessionDelete(_) => StorageAction::DeleteChat,
+        Payload::SessionDeleteByProject(_) => StorageAction::DeleteProjectChats,
+        Payload::SessionImport(_) => StorageAction::ImportChats,
+        _ => return None,
+    })
+}
 
 /// Answers one chat request.
 pub(crate) async fn route<S: Storage, C: Clock>(
     sessions: &Sessions<'_, S, C>,
     payload: Payload,
 ) -> Result<Value, RequestError> {
+    let action = action_of(&payload);
     let answer = match payload {
         Payload::SessionList(project) => sessions.list(&project.project_id).await.map(Value::from),
         Payload::SessionCreate(create) => sessions.create(&create.project_id, create.name.as_deref()).await,
@@ -51,7 +67,10 @@ pub(crate) async fn route<S: Storage, C: Clock>(
         },
         other => return Err(RequestError::unrouted(other.message_type())),
     };
-    answer.map_err(RequestError::from)
+    answer.map_err(|error| match action {
+        Some(action) => RequestError::from(error.during(action)),
+        None => RequestError::from(error),
+    })
 }
 
 #[cfg(test)]

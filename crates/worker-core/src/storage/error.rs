@@ -7,6 +7,7 @@
 
 use crate::envelope::RequestError;
 use crate::platform::PlatformError;
+use crate::storage::action::{StorageAction, is_write_failure};
 use protocol::ErrorCode;
 use protocol::endpoint_policy::{EndpointError, EndpointErrorCode};
 use serde_json::{Value, json};
@@ -77,6 +78,8 @@ pub(crate) struct StorageError {
     pub(crate) code: StorageErrorCode,
     pub(crate) message: String,
     pub(crate) details: Option<Value>,
+    /// The action a refused write named (see [`StorageError::during`]).
+    pub(crate) action: Option<StorageAction>,
 }
 
 impl StorageError {
@@ -85,19 +88,34 @@ impl StorageError {
             code,
             message: message.into(),
             details: None,
+            action: None,
         }
     }
 
+    /// A refused write names `action` in its message ("Saving the chat
+    /// failed: …"), unless an inner operation already named its own; other
+    /// failures (a refused record, a damaged index) say what they are and
+    /// stay as they are.
+    #[must_use]
+    pub(crate) fn during(mut self, action: StorageAction) -> Self {
+        if self.action.is_none() && is_write_failure(self.code()) {
+            self.message = action.failed(&self.message);
+            self.action = Some(action);
+        }
+        self
+    }
+
     /// A refused write or removal. Chrome reports a full store with a message
-    /// naming the quota (`QUOTA_BYTES`); that case gets its own code so the
+    /// naming the quota (`QUOTA_BYTES quota exceeded`), and a full disk with
+    /// LevelDB's "No space left on device"; both get the quota code so the
     /// panel can tell the user to free space.
     pub(crate) fn write(error: &PlatformError) -> Self {
         let text = error.0.to_ascii_lowercase();
-        if text.contains("quota") {
+        if text.contains("quota") || text.contains("no space left") {
             StorageError::new(
                 StorageErrorCode::QuotaExceeded,
-                "Chrome's local storage is full, so this change was not saved; the chat shown in the panel is \
-                 unsaved. Export or delete old chats, then try again.",
+                "Chrome's local storage is full, so this change is unsaved; what was saved before is intact. \
+                 Export or delete old chats, or free disk space, then try again.",
             )
         } else {
             StorageError::new(
@@ -123,6 +141,7 @@ impl StorageError {
             code: StorageErrorCode::Endpoint(error.code),
             message: error.message,
             details: error.details.map(|details| json!({ "origin": details.origin })),
+            action: None,
         }
     }
 
@@ -162,6 +181,18 @@ mod tests {
         let quota = StorageError::write(&PlatformError("QUOTA_BYTES quota exceeded".into()));
         assert_eq!(quota.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
         assert!(quota.message.contains("unsaved"));
+        let named = quota.clone().during(StorageAction::SaveChat);
+        assert!(
+            named
+                .message
+                .starts_with("Saving the chat failed: Chrome's local storage is full")
+        );
+        // The first action named is kept: the inner operation knows better.
+        assert_eq!(named.clone().during(StorageAction::SaveSettings), named);
+        let disk = StorageError::write(&PlatformError("IO error: No space left on device".into()));
+        assert_eq!(disk.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
+        let refused = StorageError::invalid_record("bad").during(StorageAction::SaveChat);
+        assert_eq!(refused.message, "bad");
         let upper = StorageError::write(&PlatformError("Resource::kQuotaBytes QUOTA".into()));
         assert_eq!(upper.code().as_str(), "STORAGE_QUOTA_EXCEEDED");
         let other = StorageError::write(&PlatformError("IO error".into()));

@@ -1,11 +1,14 @@
 //! What every write to `chrome.storage.local` shares, whoever makes it
 //! (settings, the chat repository, the recovery journals): the one
-//! serialized mutation queue ([`MutationQueue`]) and the typed storage error
-//! with the original's stable codes ([`StorageError`]).
+//! serialized mutation queue ([`MutationQueue`]), the typed storage error
+//! with the original's stable codes ([`StorageError`]), and the action a
+//! refused write names to the user ([`StorageAction`]).
 
+mod action;
 mod error;
 mod queue;
 
+pub(crate) use action::{StorageAction, is_write_failure};
 pub(crate) use error::{StorageError, StorageErrorCode};
 pub(crate) use queue::{MutationQueue, QueueGuard};
 
