@@ -15,12 +15,18 @@ use crate::page_client::{self, edit_snapshot_request};
 use crate::platform::{Clock, Platform, Tabs};
 use crate::race::first_of;
 use crate::runs::state::RunContext;
+use crate::storage::is_write_failure;
 use content_bridge::context::PageContext;
 use protocol::js;
 use protocol::payloads::StreamDone;
 
 /// The longest `snapshotWarning` of `AI_STREAM_DONE`.
 const MAX_SNAPSHOT_WARNING_CHARS: usize = 500;
+
+/// The warning for a snapshot that was not stored for `reason`.
+fn not_saved(reason: &str) -> String {
+    format!("The response completed, but its document snapshot was not saved: {reason}")
+}
 
 fn snapshot_journal<'r, P: Platform>(run: &'r RunContext<'_, P>) -> Snapshots<'r, P::Storage, P::Clock> {
     Snapshots::new(JournalStore::on(run.platform, &run.store.queue))
@@ -109,7 +115,9 @@ pub(crate) async fn invalidate_diverged_snapshot_at_end<P: Platform>(run: &RunCo
 }
 
 /// After a complete run: one automatic snapshot of the focused document for
-/// the chat, or the warning `AI_STREAM_DONE` carries when it was not stored.
+/// the chat, or the warning `AI_STREAM_DONE` carries when it was not stored
+/// (a refused write names the snapshot itself: "Saving the document
+/// snapshot failed: …").
 pub(crate) async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_, P>) -> StreamDone {
     let stored = match read_live_document(run, &Cancellation::new()).await {
         Ok(live) => snapshot_journal(run)
@@ -122,20 +130,23 @@ pub(crate) async fn completed_response_snapshot<P: Platform>(run: &RunContext<'_
             )
             .await
             .map(|outcome| outcome.snapshot)
-            .map_err(|error| error.message),
-        Err(reason) => Err(reason),
+            .map_err(|error| {
+                if is_write_failure(error.code) {
+                    format!("The response completed. {}", error.message)
+                } else {
+                    not_saved(&error.message)
+                }
+            }),
+        Err(reason) => Err(not_saved(&reason)),
     };
     match stored {
         Ok(snapshot) => StreamDone {
             snapshot: Some(snapshot),
             snapshot_warning: None,
         },
-        Err(reason) => {
-            let warning = format!("The response completed, but its document snapshot was not saved: {reason}");
-            StreamDone {
-                snapshot: None,
-                snapshot_warning: Some(js::truncate_utf16(&warning, MAX_SNAPSHOT_WARNING_CHARS).to_owned()),
-            }
-        }
+        Err(warning) => StreamDone {
+            snapshot: None,
+            snapshot_warning: Some(js::truncate_utf16(&warning, MAX_SNAPSHOT_WARNING_CHARS).to_owned()),
+        },
     }
 }

@@ -8,6 +8,9 @@ mod action;
 mod error;
 mod queue;
 
+#[cfg(test)]
+mod fault_tests;
+
 pub(crate) use action::{StorageAction, is_write_failure};
 pub(crate) use error::{StorageError, StorageErrorCode};
 pub(crate) use queue::{MutationQueue, QueueGuard};
