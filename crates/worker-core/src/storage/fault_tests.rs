@@ -38,13 +38,24 @@ struct Attempt {
     ok: bool,
 }
 
+/// The stored data an action starts from.
+#[derive(Clone, Copy)]
+enum Profile {
+    /// [`fixture`]: settings, tools, servers, a chat, a checkpoint, a snapshot.
+    Usual,
+    /// [`version1_fixture`]: the original's v1.0 array of chats.
+    Version1,
+    /// [`old_index_fixture`]: an index without summaries and an orphan body.
+    OldIndex,
+}
+
 /// One action of the table.
 struct Action {
     name: &'static str,
     /// The actions its failures may name.
     names: &'static [StorageAction],
-    /// A legacy profile instead of the usual fixture.
-    legacy: bool,
+    /// The profile the action starts from.
+    profile: Profile,
     /// A run: a failure inside it (its checkpoint, its snapshot) does not
     /// end it, so its chat gains an answer that differs from the
     /// successful one; the chat's earlier messages must stay as they were.
@@ -145,7 +156,7 @@ fn fixture() -> (Fixture, Stored) {
 
 /// A profile of the original's v1.0 (one array of chats, one of them
 /// refused by the schema, so the move also writes its backup).
-fn legacy_fixture() -> (Fixture, Stored) {
+fn version1_fixture() -> (Fixture, Stored) {
     let h = Harness::new(FakeTypstPages::default(), FakeClock::default());
     h.platform().browser.storage.put(
         storage_keys::SESSIONS,
@@ -157,6 +168,32 @@ fn legacy_fixture() -> (Fixture, Stored) {
             {"projectId": "p1", "messages": "broken"},
         ]),
     );
+    let none = Stored {
+        chat: String::new(),
+        checkpoint: String::new(),
+        snapshot: String::new(),
+    };
+    (h, none)
+}
+
+/// A v2 repository written before index entries had `preview` and
+/// `searchText`, with a body no entry names (left by an interrupted write):
+/// the first chat request of an instance backfills and removes it.
+fn old_index_fixture() -> (Fixture, Stored) {
+    let h = Harness::new(FakeTypstPages::default(), FakeClock::default());
+    let storage = &h.platform().browser.storage;
+    let body = |id: &str| format!("{}{id}.b1", storage_keys::SESSION_BODY_PREFIX);
+    storage.put(storage_keys::SESSION_MIGRATION, json!({"version": 2, "complete": true}));
+    storage.put(
+        storage_keys::SESSION_INDEX,
+        json!({"version": 2, "sessions": [{"id": "old", "projectId": "p1", "name": "Old", "createdAt": 1,
+            "updatedAt": 2, "messageCount": 1, "approxBytes": 10, "bodyKey": body("old")}]}),
+    );
+    storage.put(
+        &body("old"),
+        json!({"version": 2, "id": "old", "messages": [user("kept")]}),
+    );
+    storage.put(&body("gone"), json!({"version": 2, "id": "gone", "messages": []}));
     let none = Stored {
         chat: String::new(),
         checkpoint: String::new(),
@@ -238,7 +275,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "save settings",
         names: &[StorageAction::SaveSettings],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -250,7 +287,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "save theme",
         names: &[StorageAction::SaveTheme],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -259,7 +296,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "save a custom tool",
         names: &[StorageAction::SaveCustomTools],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -271,7 +308,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "save an MCP server",
         names: &[StorageAction::SaveMcpServers],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -283,7 +320,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "create a chat",
         names: &[StorageAction::CreateChat],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -292,7 +329,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "save a chat's messages",
         names: &[StorageAction::SaveChat],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -308,7 +345,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "rename a chat",
         names: &[StorageAction::SaveChat],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -323,7 +360,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "delete a chat",
         names: &[StorageAction::DeleteChat],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -332,7 +369,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "delete a project's chats",
         names: &[StorageAction::DeleteProjectChats],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -341,7 +378,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "import chats",
         names: &[StorageAction::ImportChats],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -360,7 +397,7 @@ const ACTIONS: &[Action] = &[
             StorageAction::SaveRunAnswer,
             StorageAction::SaveSnapshot,
         ],
-        legacy: false,
+        profile: Profile::Usual,
         compound: true,
         resumable: none,
         setup: nothing,
@@ -369,7 +406,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "revert an edit",
         names: &[StorageAction::RecordRevert],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         // `reverting` with the pre-run copy kept: the page was restored but
         // the final state was not recorded; the next revert finishes it.
@@ -386,7 +423,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "restore a snapshot",
         names: &[StorageAction::SaveSnapshot],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: |h| h.platform().pages.page.borrow_mut().doc.push_str("\nTyped later."),
@@ -402,7 +439,7 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "delete a snapshot",
         names: &[StorageAction::DeleteSnapshot],
-        legacy: false,
+        profile: Profile::Usual,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -411,7 +448,16 @@ const ACTIONS: &[Action] = &[
     Action {
         name: "move version-1 chats",
         names: &[StorageAction::MigrateChats],
-        legacy: true,
+        profile: Profile::Version1,
+        compound: false,
+        resumable: none,
+        setup: nothing,
+        act: |h, _, _| request(h, "SESSION_LIST", json!({"projectId": "p1"})),
+    },
+    Action {
+        name: "prepare an old repository",
+        names: &[StorageAction::PrepareChats],
+        profile: Profile::OldIndex,
         compound: false,
         resumable: none,
         setup: nothing,
@@ -473,7 +519,11 @@ fn read_state(h: &mut Fixture, stored: &Stored) -> BTreeMap<String, Value> {
 }
 
 fn fresh(action: &Action) -> (Fixture, Stored) {
-    let (mut h, stored) = if action.legacy { legacy_fixture() } else { fixture() };
+    let (mut h, stored) = match action.profile {
+        Profile::Usual => fixture(),
+        Profile::Version1 => version1_fixture(),
+        Profile::OldIndex => old_index_fixture(),
+    };
     (action.setup)(&mut h);
     (h, stored)
 }
@@ -583,9 +633,6 @@ fn every_write_of_every_action_can_fail_without_losing_data_or_silence() {
 fn the_table_covers_every_storage_action() {
     use std::collections::HashSet;
     let covered: HashSet<StorageAction> = ACTIONS.iter().flat_map(|a| a.names.iter().copied()).collect();
-    // The preparation of the repository (summaries of old index entries,
-    // orphan removal) runs before any chat request of a fresh instance and
-    // is covered where its writes are: in `sessions/tests.rs`.
     let all = [
         StorageAction::SaveSettings,
         StorageAction::SaveTheme,
@@ -597,6 +644,7 @@ fn the_table_covers_every_storage_action() {
         StorageAction::DeleteProjectChats,
         StorageAction::ImportChats,
         StorageAction::MigrateChats,
+        StorageAction::PrepareChats,
         StorageAction::SaveRunAnswer,
         StorageAction::SaveCheckpoint,
         StorageAction::RecordRevert,
@@ -604,6 +652,25 @@ fn the_table_covers_every_storage_action() {
         StorageAction::DeleteSnapshot,
     ];
     for action in all {
+        // A new variant fails to compile here until it is listed above.
+        match action {
+            StorageAction::SaveSettings
+            | StorageAction::SaveTheme
+            | StorageAction::SaveCustomTools
+            | StorageAction::SaveMcpServers
+            | StorageAction::CreateChat
+            | StorageAction::SaveChat
+            | StorageAction::DeleteChat
+            | StorageAction::DeleteProjectChats
+            | StorageAction::ImportChats
+            | StorageAction::MigrateChats
+            | StorageAction::PrepareChats
+            | StorageAction::SaveRunAnswer
+            | StorageAction::SaveCheckpoint
+            | StorageAction::RecordRevert
+            | StorageAction::SaveSnapshot
+            | StorageAction::DeleteSnapshot => {}
+        }
         assert!(covered.contains(&action), "{action:?} has a row");
     }
 }
