@@ -1,130 +1,114 @@
-// `cargo xtask bench`: performance figures of the built extension in the real
-// browser. Reported, never asserted: the numbers depend on the machine.
+// `cargo xtask bench [--against DIR]`: performance figures of the built
+// extension in the real browser, and with `--against` the same figures of a
+// second unpacked extension (the JavaScript original) measured in the same
+// run, printed side by side with their ratio (this ÷ against: below 1 is
+// better). Reported, never asserted: the numbers depend on the machine.
 //
-// Each measurement runs several times and prints min / median / max:
-// - worker cold wake: the worker is stopped through CDP, then one request is
-//   timed from chrome.runtime.sendMessage to its answer (in an extension page).
-// - panel render: a 100 KB answer streamed by the fixture model in 2,000
-//   deltas, sent from the real side panel's composer; wall time from Send to
-//   the finished answer, and the panel's main-thread task time (CDP metrics).
-// - diff preview of a 20,000-line document: an Ask-mode run proposes
-//   replace_lines in the middle; timed from the AI_TOOL_CALLS event to the
-//   AI_TOOL_APPROVAL_REQUIRED event carrying the diff (reading the document,
-//   resolving the edit, building the hunks and drawing the page overlay).
+// Figures (figures.mjs, footprint.mjs):
+// - worker cold start: worker stopped through CDP, then LOAD_SETTINGS to its answer;
+// - panel ready: side panel reload until #user-input is enabled for good;
+// - streaming render: 100 KB of Markdown in 2,000 SSE deltas sent from the real
+//   panel; its main-thread task time, its longest task, and the heaps after it;
+// - diff preview: replace_lines on a 20,000-line document in Ask mode, from the
+//   model's answer to "Apply changes" shown;
+// - footprint: shipped bytes, a deflate ZIP of them, the wasm files.
+//
+// TSA_BENCH_ROUNDS_SCALE scales every figure's round count (default 1: the counts below).
 
-import { Harness, poll, unpackedExtensionDir } from '../browser/harness.mjs';
-import { measurePanelRender } from '../browser/panel-render.mjs';
-import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
+import { resolve } from 'node:path';
+import { Harness, unpackedExtensionDir } from '../browser/harness.mjs';
+import { ModelEndpoint } from '../fixtures/model-endpoint.mjs';
+import { coldStart, diffPreview, panelReady, streamRender } from './figures.mjs';
+import { fileSize, footprint } from './footprint.mjs';
 
-const ROUNDS = Number(process.env.TSA_BENCH_ROUNDS || 10);
+const SCALE = Number(process.env.TSA_BENCH_ROUNDS_SCALE || 1);
+const rounds = count => Math.max(1, Math.round(count * SCALE));
 
-function summary(label, samples, unit = 'ms') {
+function median(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const median = sorted[Math.floor(sorted.length / 2)];
-  const fmt = value => value.toFixed(1);
-  console.log(`${label}: median ${fmt(median)} ${unit}, min ${fmt(sorted[0])}, max ${fmt(sorted[sorted.length - 1])} (${sorted.length} runs)`);
+  return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function coldWake(h) {
-  const samples = [];
-  for (let round = 0; round < ROUNDS; round += 1) {
-    await h.request('LOAD_THEME', {});
-    await h.stopWorker();
-    const { ms, ok } = await h.control.evaluate(async envelope => {
-      const started = performance.now();
-      const answer = await chrome.runtime.sendMessage(envelope);
-      return { ms: performance.now() - started, ok: answer?.payload?.ok === true };
-    }, { type: 'LOAD_THEME', requestId: `bench-wake-${round}`, payload: {} });
-    if (!ok) throw new Error('the woken worker did not answer LOAD_THEME');
-    samples.push(ms);
-  }
-  summary('worker cold wake', samples);
-}
-
-async function panelRender(h, endpoint) {
-  const wall = [];
-  const task = [];
-  const renderRounds = Math.max(3, Math.floor(ROUNDS / 2));
-  for (let round = 0; round < renderRounds; round += 1) {
-    const result = await measurePanelRender(h, endpoint, { bytes: 100 * 1024, deltas: 2000 });
-    if (result.paragraphs !== result.expectedParagraphs) throw new Error('the streamed answer was not fully rendered');
-    wall.push(result.wallMs);
-    task.push(result.taskMs);
-  }
-  summary('panel render, 100 KB in 2,000 deltas, wall', wall);
-  summary('panel render, 100 KB in 2,000 deltas, panel main-thread tasks', task);
-}
-
-const FIXTURE_FILE = {
-  projectLabel: 'Harness Thesis', relativePath: 'main.typ', basename: 'main.typ',
-  source: 'header_breadcrumb', confidence: 'high',
-};
-
-async function diffPreview20k(h, endpoint) {
-  await h.control.evaluate(() => {
-    if (globalThis.__benchEvents) return;
-    globalThis.__benchEvents = [];
-    chrome.runtime.onMessage.addListener(message => {
-      if (message && typeof message.runId === 'string' && !message.requestId) {
-        globalThis.__benchEvents.push({ type: message.type, runId: message.runId, payload: message.payload, at: performance.now() });
-      }
-    });
-  });
-  const lines = Array.from({ length: 20_000 }, (_, index) => `Line ${index + 1}: #emph[text].`);
-  endpoint.setScript(body => body.messages.some(message => message.role === 'tool')
-    ? [step.content('Done.'), step.finish('stop')]
-    : [step.toolCall({ index: 0, id: 'bench-edit', name: 'replace_lines',
-      arguments: JSON.stringify({ start_line: 10_000, end_line: 10_002, new_content: 'A replaced line.\nAnd one more.' }) }),
-    step.finish('tool_calls')]);
-  const samples = [];
-  for (let round = 0; round < 3; round += 1) {
-    const fixture = await h.openFixtureTab({ cm: 'latest' });
-    await h.activateTab(fixture.tabId);
-    await fixture.page.evaluate(text => window.__typstFixture.setText(text), lines.join('\n'));
-    const projectId = new URL(fixture.url).pathname.split('/').pop();
-    const session = await h.request('SESSION_CREATE', { projectId });
-    const messages = [{ role: 'user', content: 'Replace three lines.', activeEditorFile: FIXTURE_FILE }];
-    await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
-    const runId = `bench-diff-${round}`;
-    const identity = { tabId: fixture.tabId, projectId, sessionId: session.id };
-    await h.request('AI_RUN_RESERVE', identity, { runId });
-    const finished = h.send('AI_STREAM_START', {
-      ...identity, messages, attachments: {}, activeEditorFile: FIXTURE_FILE,
-      settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-      modelConfig: { id: 'bench', name: 'Bench', apiBaseUrl: endpoint.baseUrl, apiKey: 'bench-key', modelId: 'bench-diff' },
-    }, { runId });
-    // Keep the start's answer observed so a failure below is the one reported.
-    finished.catch(() => {});
-    const timing = await poll(() => h.control.evaluate(id => {
-      const mine = globalThis.__benchEvents.filter(event => event.runId === id);
-      const calls = mine.find(event => event.type === 'AI_TOOL_CALLS');
-      const review = mine.find(event => event.type === 'AI_TOOL_APPROVAL_REQUIRED');
-      return calls && review ? { ms: review.at - calls.at, rows: review.payload.preview?.hunks?.[0]?.rows?.length ?? 0 } : null;
-    }, runId), { timeout: 60_000, message: 'the diff review of the 20,000-line document' }).catch(async error => {
-      const seen = await h.control.evaluate(id => globalThis.__benchEvents.filter(event => event.runId === id)
-        .map(event => `${event.type} ${JSON.stringify(event.payload).slice(0, 300)}`), runId);
-      throw new Error(`${error.message}\n${seen.join('\n')}`);
-    });
-    if (timing.rows === 0) throw new Error('the review carried no diff');
-    samples.push(timing.ms);
-    await h.request('AI_TOOL_APPROVAL_RESOLVE', { callId: 'bench-edit', action: 'deny' }, { runId });
-    await finished;
-    await fixture.page.close();
-  }
-  summary('diff preview, 20,000-line document (tool call to review)', samples);
-}
-
-async function main() {
-  const h = await Harness.launch(unpackedExtensionDir(), { label: 'bench' });
+async function measure(label, dir) {
+  console.log(`\nMeasuring ${label}: ${dir}`);
+  const figures = { footprint: await footprint(dir) };
+  const h = await Harness.launch(dir, { label: `bench ${label}` });
   try {
-    await coldWake(h);
+    figures.coldStart = await coldStart(h, rounds(15));
+    console.log(`  cold start done (${figures.coldStart.length} rounds)`);
     const endpoint = new ModelEndpoint();
     h.useModelEndpoint(endpoint);
-    await panelRender(h, endpoint);
-    await diffPreview20k(h, endpoint);
+    figures.panelReady = await panelReady(h, rounds(10));
+    console.log(`  panel ready done (${figures.panelReady.length} rounds)`);
+    figures.stream = await streamRender(h, endpoint, rounds(5));
+    console.log(`  streaming render done (${figures.stream.taskMs.length} rounds)`);
+    figures.diff = await diffPreview(h, endpoint, rounds(5));
+    console.log(`  diff preview done (${figures.diff.length} rounds)`);
   } finally {
     await h.close();
   }
+  return figures;
+}
+
+const ms = value => `${value.toFixed(1)} ms`;
+const bytes = value => `${Math.round(value).toLocaleString('en')} B`;
+
+/** The table's rows: label, how to read each figure set, how to print it. */
+const ROWS = [
+  ['Worker cold start (median)', f => median(f.coldStart), ms],
+  ['Panel ready (median)', f => median(f.panelReady), ms],
+  ['Streaming render: panel main-thread time (median)', f => median(f.stream.taskMs), ms],
+  ['Streaming render: longest task (max of runs; 0 = none ≥ 50 ms)', f => Math.max(...f.stream.longestTaskMs), ms],
+  ['Streaming render: tasks ≥ 50 ms (median per run)', f => median(f.stream.longTasks), String],
+  ['Streaming render: wall, first delta to final render (median)', f => median(f.stream.wallMs), ms],
+  ['Diff preview, 20,000 lines: answer to "Apply changes" (median)', f => median(f.diff), ms],
+  ['Panel JS heap after the 100 KB answer', f => f.stream.memory?.panel?.used ?? NaN, bytes],
+  ['Worker JS heap after the 100 KB answer', f => f.stream.memory?.worker?.used ?? NaN, bytes],
+  ['Worker ArrayBuffer backing stores (wasm memory)', f => f.stream.memory?.worker?.backing ?? NaN, bytes],
+  ['Shipped files: total', f => f.footprint.totalBytes, bytes],
+  ['Shipped files: as a deflate ZIP', f => f.footprint.deflateZipBytes, bytes],
+];
+
+function printTable(results) {
+  const labels = Object.keys(results);
+  const header = ['Figure', ...labels, ...(labels.length === 2 ? ['Ratio'] : [])];
+  const lines = ROWS.map(([label, read, format]) => {
+    const values = labels.map(name => read(results[name]));
+    const cells = values.map(value => (Number.isFinite(value) ? format(value) : 'n/a'));
+    if (labels.length === 2) {
+      const [against, ours] = values;
+      cells.push(against > 0 && Number.isFinite(ours) ? `${(ours / against).toFixed(2)}×` : 'n/a');
+    }
+    return [label, ...cells];
+  });
+  const widths = header.map((_, column) => Math.max(...[header, ...lines].map(row => row[column].length)));
+  const row = cells => `| ${cells.map((cell, column) => cell.padEnd(widths[column])).join(' | ')} |`;
+  console.log(`\n${row(header)}\n|${widths.map(width => '-'.repeat(width + 2)).join('|')}|`);
+  for (const line of lines) console.log(row(line));
+}
+
+function printRuns(results) {
+  for (const [label, f] of Object.entries(results)) {
+    const list = samples => samples.map(value => value.toFixed(1)).join(', ');
+    console.log(`\n${label} samples (ms):`);
+    console.log(`  cold start: ${list(f.coldStart)}`);
+    console.log(`  panel ready: ${list(f.panelReady)}`);
+    console.log(`  streaming main-thread: ${list(f.stream.taskMs)}; longest tasks: ${list(f.stream.longestTaskMs)}`);
+    console.log(`  diff preview: ${list(f.diff)}`);
+    for (const file of f.footprint.wasm) console.log(`  ${file.name}: ${bytes(file.bytes)}`);
+  }
+}
+
+async function main() {
+  const subjects = [];
+  if (process.env.TSA_BENCH_AGAINST) subjects.push(['against', resolve(process.env.TSA_BENCH_AGAINST)]);
+  subjects.push(['this', unpackedExtensionDir()]);
+  const results = {};
+  for (const [label, dir] of subjects) results[label] = await measure(label, dir);
+  printRuns(results);
+  printTable(results);
+  const zip = process.env.TSA_BENCH_ZIP ? await fileSize(resolve(process.env.TSA_BENCH_ZIP)) : null;
+  if (zip !== null) console.log(`\nThis project's release ZIP as built: ${bytes(zip)}`);
 }
 
 main().catch(error => {

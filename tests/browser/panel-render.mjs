@@ -23,13 +23,29 @@ export async function useFixtureModel(h, endpoint) {
   });
 }
 
-/** Opens a fixture tab and the real panel beside it; waits for the chat. */
-export async function openPanel(h, options = {}) {
+/**
+ * Waits until the composer accepts input: the readiness every build of the
+ * panel shares (the bench also drives the JavaScript original, which has no
+ * `data-panel-ready` mark).
+ */
+export function composerReady(panel) {
+  return panel.waitFor(() => {
+    const input = document.getElementById('user-input');
+    return !!input && !input.disabled;
+  }, undefined, { message: 'the composer (#user-input) to be enabled' });
+}
+
+/**
+ * Opens a fixture tab and the real panel beside it; waits for the chat.
+ * `ready` says when the panel counts as ready (default: this panel's own
+ * `data-panel-ready` mark); the other options go to `openFixtureTab`.
+ */
+export async function openPanel(h, { ready = panel => panel.waitForReady(), ...options } = {}) {
   const fixture = await h.openFixtureTab({ cm: 'latest', ...options });
   await h.activateTab(fixture.tabId);
   const { windowId } = await h.tabInfo(fixture.tabId);
   const panel = await h.openSidePanel({ windowId });
-  await panel.waitForReady();
+  await ready(panel);
   await panel.waitFor(() => !!document.getElementById('messages') && !!document.getElementById('jump-latest'),
     undefined, { message: '#messages and #jump-latest in the panel' });
   return { fixture, panel };
@@ -62,15 +78,20 @@ export function waitForAnswer(panel, count, message) {
  * Streams an answer of `bytes` bytes of Markdown in `deltas` SSE content deltas
  * through `endpoint` into a fresh panel and measures the panel's own cost:
  * wall time from the bubble's appearance to the end of streaming (test-side
- * MutationObserver), and the panel target's CDP Performance metrics deltas.
- * Returns `{wallMs, taskMs, scriptMs, layoutMs, styleMs, paragraphs, expectedParagraphs}`.
+ * MutationObserver), the panel target's CDP Performance metrics deltas, and
+ * the main-thread tasks of 50 ms or more from Send to the final render (a
+ * PerformanceObserver of `longtask` entries in the panel).
+ * `ready` is passed to openPanel; `inspect(panel)` runs after the answer, before
+ * the panel closes (the bench reads memory there).
+ * Returns `{wallMs, taskMs, scriptMs, layoutMs, styleMs, longTasks, longestTaskMs,
+ * paragraphs, expectedParagraphs, inspected}`.
  */
-export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, deltas = 2000 } = {}) {
+export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, deltas = 2000, ready, inspect } = {}) {
   await useFixtureModel(h, endpoint);
   const unit = 'Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n';
   const answer = unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
   endpoint.setScript(() => [step.content(answer, { chunks: deltas }), step.finish('stop')]);
-  const { fixture, panel } = await openPanel(h);
+  const { fixture, panel } = await openPanel(h, ready ? { ready } : {});
   try {
     await panel.session.send('Performance.enable');
     const metrics = async () => Object.fromEntries((await panel.session.send('Performance.getMetrics')).metrics
@@ -85,12 +106,19 @@ export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, delt
           window.__renderTimes.end = performance.now();
         }
       }).observe(document.getElementById('messages'), { subtree: true, childList: true, attributes: true });
+      window.__longTasks = [];
+      new PerformanceObserver(list => {
+        for (const entry of list.getEntries()) window.__longTasks.push(entry.duration);
+      }).observe({ type: 'longtask' });
     });
     const start = await metrics();
     await send(panel, 'Stream the long answer.');
     await waitForAnswer(panel, 1, 'the long answer to finish');
     const end = await metrics();
     const times = await panel.evaluate(() => window.__renderTimes);
+    // Long tasks are delivered after they end; one frame later every task of the render has been reported.
+    const longTasks = await panel.evaluate(() => new Promise(done =>
+      requestAnimationFrame(() => setTimeout(() => done(window.__longTasks), 0))));
     const paragraphs = await panel.evaluate(() =>
       document.querySelector('#messages .msg-assistant .msg-content').querySelectorAll('p').length);
     const ms = name => (end[name] - start[name]) * 1000;
@@ -100,8 +128,11 @@ export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, delt
       scriptMs: ms('ScriptDuration'),
       layoutMs: ms('LayoutDuration'),
       styleMs: ms('RecalcStyleDuration'),
+      longTasks: longTasks.length,
+      longestTaskMs: longTasks.length ? Math.max(...longTasks) : 0,
       paragraphs,
       expectedParagraphs: answer.split('\n\n').filter(Boolean).length,
+      inspected: inspect ? await inspect(panel) : undefined,
     };
   } finally {
     await panel.close();

@@ -33,7 +33,10 @@ commands:
   tidy               check the project's rules (adapter files, file and function sizes, wire
                      strings written out, generated code, `pub mod` in the wasm crates, import
                      cycles); prints file:line, rule and hint for each finding
-  bench              build, then measure the extension in Chromium (reported, not asserted)
+  bench [--against DIR]
+                     package, profile the wasm sizes, then measure the extension in Chromium
+                     (reported, not asserted); --against DIR: the same figures of a second
+                     unpacked extension in the same run, side by side with the ratio
   fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
                      not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
@@ -53,7 +56,7 @@ fn run(args: &[String]) -> Result<()> {
     let check = match rest.as_slice() {
         [] => false,
         ["--check"] => true,
-        _ if args.first().map(String::as_str) == Some("fuzz") => false,
+        _ if matches!(args.first().map(String::as_str), Some("fuzz" | "bench")) => false,
         other => bail!("unexpected arguments {other:?}\n\n{USAGE}"),
     };
     match args.first().map(String::as_str) {
@@ -63,7 +66,7 @@ fn run(args: &[String]) -> Result<()> {
         Some("tidy") if !check => tidy::tidy(),
         Some("verify") if !check => verify::verify(),
         Some("fuzz") => fuzz::run(&args[1..]),
-        Some("bench") if !check => bench::bench(),
+        Some("bench") => bench::bench(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             print!("{USAGE}");
             Ok(())
