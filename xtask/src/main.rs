@@ -34,8 +34,9 @@ commands:
                      strings written out, generated code, `pub mod` in the wasm crates, import
                      cycles); prints file:line, rule and hint for each finding
   bench              build, then measure the extension in Chromium (reported, not asserted)
-  fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
-                     not part of verify)
+  fuzz [TARGET…] [SECONDS | --seconds S | --runs N] [--sanitizer NAME]
+                     run the cargo-fuzz targets (all when none is named) for SECONDS
+                     each (default 60) or N executions each (nightly; not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
                      codegen drift, tidy, build, package checks, browser tests
 ";
