@@ -37,8 +37,9 @@ commands:
                      package, profile the wasm sizes, then measure the extension in Chromium
                      (reported, not asserted); --against DIR: the same figures of a second
                      unpacked extension in the same run, side by side with the ratio
-  fuzz [SECONDS]     run every cargo-fuzz target for SECONDS each (default 60; nightly;
-                     not part of verify)
+  fuzz [TARGET…] [SECONDS | --seconds S | --runs N] [--sanitizer NAME]
+                     run the cargo-fuzz targets (all when none is named) for SECONDS
+                     each (default 60) or N executions each (nightly; not part of verify)
   verify             every check and test: fmt, clippy (native and wasm32), native tests,
                      codegen drift, tidy, build, package checks, browser tests
 ";

@@ -20,7 +20,7 @@ use protocol::diff_preview::DiffRowKind;
 use protocol::error::ErrorCode;
 use protocol::js;
 use protocol::limits::{self, MAX_EDIT_WARNING_CHARS, MAX_INLINE_DIFF_ROWS};
-use protocol::page_response::{MAX_PAGE_ERROR_CHARS, PageResponseData};
+use protocol::page_response::PageResponseData;
 use protocol::payloads::{CallRef, PageApplyEdit, PageShowEditPreview};
 use protocol::{MessageType, parse_payload};
 use serde_json::{Map, Value};
@@ -343,7 +343,7 @@ fn refusal(request: MessageType, result: &Map<String, Value>) -> Result<EditRefu
     if !only(result, &["ok", "code", "error", "staleReason"]) {
         return Err(invalid(request, "unexpected refusal fields"));
     }
-    let message = bounded_text(result, "error", MAX_PAGE_ERROR_CHARS)
+    let message = bounded_text(result, "error", limits::to_usize(limits::MAX_PAGE_ERROR_CHARS))
         .ok_or_else(|| invalid(request, "a refusal needs an error message"))?;
     let code = result.get("code").and_then(Value::as_str).unwrap_or_default();
     let stale_reason = match result.get("staleReason") {

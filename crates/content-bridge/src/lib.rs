@@ -11,6 +11,8 @@
 //! tell (a numbered range is the one asked for, an image is what it claims)
 //! and turn the answer into the values the worker works with.
 //!
+//! - [`answer`]: the byte-capped, depth-limited first reading of an answer's
+//!   JSON text ([`parse_page_answer`]).
 //! - [`request`]: request envelopes, answer unwrapping, [`PageError`].
 //! - [`context`]: `PAGE_GET_CONTEXT` ([`context::PageContext`]).
 //! - [`workspace`]: the file identity, Files tree and panel state in a context.
@@ -26,6 +28,7 @@
 
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod answer;
 pub mod context;
 pub mod diagnostics;
 pub mod edit_requests;
@@ -34,4 +37,5 @@ pub mod probe;
 pub mod request;
 pub mod workspace;
 
+pub use answer::{max_answer_bytes, parse_page_answer};
 pub use request::{PageError, page_request, unwrap_page_response};

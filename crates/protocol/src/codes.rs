@@ -656,6 +656,11 @@ wire_codes! {
         MarkdownForbiddenAttribute = "MARKDOWN_FORBIDDEN_ATTRIBUTE",
         /// The rendered HTML holds a link outside `https:`/`mailto:`.
         MarkdownUnsafeLink = "MARKDOWN_UNSAFE_LINK",
+        // Page answers (issue 11): bounds checked before a page's answer is parsed.
+        /// A page's answer is larger than the byte cap of its request type; it was refused unread.
+        PageAnswerTooLarge = "PAGE_ANSWER_TOO_LARGE",
+        /// A page's answer is not JSON text, or nests deeper than the parser's depth limit.
+        PageAnswerMalformed = "PAGE_ANSWER_MALFORMED",
     }
 }
 

@@ -289,6 +289,44 @@ pub const MAX_QUICK_ATTACH_QUEUE: u32 = 32;
 /// (the broadcast and the drain can both bring the same event).
 pub const MAX_SEEN_QUICK_ATTACH_IDS: u32 = 128;
 
+// ----- Page answers (the bytes a page may hand the worker) -----
+
+/// Longest `error` text a page answer carries (an `ok:false` message, or the
+/// `error` field of a context, preview or diagnostics answer). The isolated
+/// world cuts longer text before it relays the answer; the worker cuts again.
+pub const MAX_PAGE_ERROR_CHARS: u32 = 2_000;
+/// Longest `PAGE_GET_CONTEXT` `data`, as JSON text.
+pub const MAX_CONTEXT_RESPONSE_CHARS: u32 = 2_300_000;
+/// Longest `{result}` of an edit preview, clear or apply, as JSON text.
+pub const MAX_EDIT_RESULT_CHARS: u32 = 64_000;
+/// Room every page answer has besides its `data`: the envelope (`type`,
+/// `requestId`, `runId`, `nonce`, each at most 200 units) and an `ok:false`
+/// error of a bounded code and message, with every unit escaped as `\uXXXX`
+/// (6 bytes) — so no answer the bridge may send is refused for its envelope.
+pub const PAGE_ANSWER_ENVELOPE_BYTES: u32 = 32_768;
+/// Largest `PAGE_GET_CONTEXT` answer in UTF-8 bytes: the context data cap
+/// (`MAX_CONTEXT_RESPONSE_CHARS` UTF-16 units of JSON text, at most 3 bytes
+/// each) plus the envelope.
+pub const MAX_CONTEXT_ANSWER_BYTES: u32 = 3 * MAX_CONTEXT_RESPONSE_CHARS + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Largest `PAGE_GET_PREVIEW` answer: the data URL is base64 ASCII (1 byte a
+/// unit), with room for the side lengths and type, plus the envelope.
+pub const MAX_PREVIEW_ANSWER_BYTES: u32 = MAX_PREVIEW_DATA_URL_CHARS + 1_024 + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Largest `PAGE_GET_DIAGNOSTICS` answer: the diagnostics JSON cap at 3 bytes
+/// a unit, plus the envelope.
+pub const MAX_DIAGNOSTICS_ANSWER_BYTES: u32 = 3 * MAX_PAGE_DIAGNOSTICS_CHARS + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Largest `PAGE_GET_PROBE` answer: five booleans plus the envelope.
+pub const MAX_PROBE_ANSWER_BYTES: u32 = 256 + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Largest answer to `PAGE_SHOW_EDIT_PREVIEW`, `PAGE_CLEAR_EDIT_PREVIEW` or
+/// `PAGE_APPLY_EDIT`: the edit result cap (`MAX_EDIT_RESULT_CHARS` units of
+/// JSON text) at 3 bytes a unit, plus the envelope.
+pub const MAX_EDIT_ANSWER_BYTES: u32 = 3 * MAX_EDIT_RESULT_CHARS + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Largest `PAGE_CANCEL_REQUEST` answer: one boolean plus the envelope.
+pub const MAX_CANCEL_ANSWER_BYTES: u32 = 64 + PAGE_ANSWER_ENVELOPE_BYTES;
+/// Deepest nesting of arrays and objects the worker's JSON parser takes from
+/// a page (serde_json's own recursion limit, kept on): deeper answers are
+/// refused as malformed instead of exhausting the wasm stack.
+pub const MAX_PAGE_ANSWER_DEPTH: u32 = 128;
+
 /// Converts a `u32` limit to `usize` for comparisons with lengths.
 pub const fn to_usize(limit: u32) -> usize {
     limit as usize

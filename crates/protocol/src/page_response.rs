@@ -15,13 +15,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Whole `PAGE_GET_CONTEXT` answer, as JSON text.
-pub const MAX_CONTEXT_RESPONSE_CHARS: usize = 2_300_000;
+const MAX_CONTEXT_RESPONSE_CHARS: usize = to_usize(limits::MAX_CONTEXT_RESPONSE_CHARS);
 /// `numberedDocument` of a context answer.
 pub const MAX_NUMBERED_DOCUMENT_CHARS: usize = 65_000;
-/// Any `error` text from the page.
-pub const MAX_PAGE_ERROR_CHARS: usize = 2_000;
+/// Any `error` text from the page ([`limits::MAX_PAGE_ERROR_CHARS`] as a length).
+const MAX_PAGE_ERROR_CHARS: usize = to_usize(limits::MAX_PAGE_ERROR_CHARS);
 /// `{result}` of an edit preview, clear or apply, as JSON text.
-pub const MAX_EDIT_RESULT_CHARS: usize = 64_000;
+const MAX_EDIT_RESULT_CHARS: usize = to_usize(limits::MAX_EDIT_RESULT_CHARS);
 /// Largest preview side in pixels.
 pub const MAX_PREVIEW_SIDE_PX: u64 = 4_096;
 

@@ -9,8 +9,8 @@
 
 use crate::error::{ErrorCode, ProtocolError};
 use crate::js;
+use crate::limits::{MAX_PAGE_ERROR_CHARS, to_usize};
 use crate::message_type::MessageType;
-use crate::page_response::MAX_PAGE_ERROR_CHARS;
 use crate::payloads::{ResponseError, ResponsePayload};
 use crate::{Payload, parse_payload};
 use serde_json::Value;
@@ -88,7 +88,7 @@ pub fn unwrap_response(request_id: &str, answer: &Value, responder: Responder) -
         ResponsePayload::Ok(data) => Ok(data),
         ResponsePayload::Err(mut error) => {
             if responder == Responder::Page {
-                error.message = js::truncate_utf16(&error.message, MAX_PAGE_ERROR_CHARS).to_owned();
+                error.message = js::truncate_utf16(&error.message, to_usize(MAX_PAGE_ERROR_CHARS)).to_owned();
             }
             Err(UnwrapError::Failed(error))
         }
@@ -135,7 +135,7 @@ mod tests {
         let page = failed(unwrap_response("r", &long, Responder::Page));
         assert_eq!(
             page.map(|e| (e.code, e.message.encode_utf16().count())),
-            Some(("PAGE_REQUEST_TIMEOUT".to_owned(), MAX_PAGE_ERROR_CHARS))
+            Some(("PAGE_REQUEST_TIMEOUT".to_owned(), to_usize(MAX_PAGE_ERROR_CHARS)))
         );
         let worker = failed(unwrap_response("r", &long, Responder::Worker));
         assert_eq!(worker.map(|e| e.message.encode_utf16().count()), Some(3_000));

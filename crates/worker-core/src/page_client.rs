@@ -29,7 +29,7 @@ use content_bridge::edit_requests::{self, EditApplied, PageEditError, PreviewOut
 use content_bridge::preview::PagePreview;
 use content_bridge::probe::{PageProbe, parse_probe};
 use content_bridge::request::CANCELLED;
-use content_bridge::{PageError, page_request, unwrap_page_response};
+use content_bridge::{PageError, max_answer_bytes, page_request, parse_page_answer};
 use protocol::ErrorCode;
 use protocol::edit_checkpoint::sha256_text;
 use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageShowEditPreview};
@@ -90,7 +90,10 @@ fn tab_key(tab_id: u64) -> Result<i64, PageError> {
     })
 }
 
-/// Sends one page request to `tab_id` and returns the page's `data`.
+/// Sends one page request to `tab_id` and returns the page's `data`, read
+/// by [`parse_page_answer`]: an answer over the type's byte cap or nested too
+/// deep fails this request alone (`PAGE_ANSWER_TOO_LARGE`,
+/// `PAGE_ANSWER_MALFORMED`), never the worker.
 ///
 /// `run_id` ties the request to a run; the page sees only its opaque owner
 /// id. When `cancel` fires first, the page is told to drop the request —
@@ -112,8 +115,9 @@ async fn send_page_request<P: Platform>(
     let request_id = fresh_id(platform.clock());
     let owner = run_id.map(page_owner_id);
     let envelope = page_request(message_type, &request_id, owner.as_deref(), payload)?;
-    match cancel.race(platform.pages().send(tab, envelope)).await {
-        Ok(Ok(answer)) => unwrap_page_response(&request_id, answer.as_ref()),
+    let cap = max_answer_bytes(message_type);
+    match cancel.race(platform.pages().send(tab, envelope, cap)).await {
+        Ok(Ok(answer)) => parse_page_answer(message_type, &request_id, answer.as_deref()),
         Ok(Err(failure)) => Err(PageError::new(ErrorCode::RequestFailed.as_str(), failure.0)),
         Err(_) => {
             notify_cancel(platform, tab, &request_id, owner.as_deref()).await;
@@ -137,7 +141,9 @@ async fn notify_cancel<P: Platform>(platform: &P, tab: i64, target: &str, owner:
     };
     // Whichever ends first ends the wait; the loser is dropped.
     first_of(
-        platform.pages().send(tab, envelope),
+        platform
+            .pages()
+            .send(tab, envelope, max_answer_bytes(MessageType::PageCancelRequest)),
         platform.clock().sleep(CANCEL_NOTICE_GRACE_MS),
     )
     .await;
@@ -361,6 +367,8 @@ const PAGE_ERROR_CODES: &[ErrorCode] = &[
     ErrorCode::NotAPageRequest,
     ErrorCode::NotTypstTab,
     ErrorCode::NoTypstTab,
+    ErrorCode::PageAnswerMalformed,
+    ErrorCode::PageAnswerTooLarge,
     ErrorCode::PagePendingLimit,
     ErrorCode::PageRequestFailed,
     ErrorCode::PageRequestTimeout,
@@ -418,5 +426,7 @@ pub(crate) async fn route<P: Platform>(platform: &P, payload: &Payload) -> Resul
     Ok(data)
 }
 
+#[cfg(test)]
+mod hostile_tests;
 #[cfg(test)]
 mod tests;

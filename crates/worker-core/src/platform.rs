@@ -139,8 +139,13 @@ pub trait Clock {
 
 /// `chrome.tabs.sendMessage` to a tab's isolated-world content script.
 pub trait Pages {
-    /// The content script's answer; `Ok(None)` when it sent none.
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError>;
+    /// The content script's answer as JSON text; `Ok(None)` when it sent
+    /// none. The answer is untrusted, so it stays text until
+    /// `content_bridge::parse_page_answer` has checked its byte length and
+    /// parsed it with a depth limit. An answer longer than `max_bytes` may
+    /// come back cut to a little over `max_bytes` (it is refused anyway),
+    /// so an oversized answer is never copied whole.
+    async fn send(&self, tab_id: i64, message: Value, max_bytes: usize) -> Result<Option<String>, PlatformError>;
 }
 
 /// One HTTP request the worker makes (model endpoints, custom tools, MCP

@@ -374,14 +374,27 @@ impl Clock for BrowserClock {
 struct ChromePages;
 
 impl Pages for ChromePages {
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+    /// The answer crosses into wasm only as JSON text, never converted value
+    /// by value: a page's answer nested 5,000 deep would exhaust the wasm
+    /// stack in a recursive conversion. Its length is checked here first, in
+    /// UTF-16 units: a string has at least as many UTF-8 bytes as UTF-16
+    /// units, so a text cut to `max_bytes + 1` units still fails the byte
+    /// check in Rust, and a 60 MB answer is never copied into wasm memory.
+    async fn send(&self, tab_id: i64, message: Value, max_bytes: usize) -> Result<Option<String>, PlatformError> {
         let answer = tabs_send_message(tab_id as f64, to_js(&message)?)
             .await
             .map_err(js_error)?;
         if answer.is_undefined() || answer.is_null() {
             return Ok(None);
         }
-        from_js(answer).map(Some)
+        let text = js_sys::JSON::stringify(&answer).map_err(js_error)?;
+        let keep = u32::try_from(max_bytes.saturating_add(1)).unwrap_or(u32::MAX);
+        let text = if text.length() > keep {
+            text.slice(0, keep)
+        } else {
+            text
+        };
+        Ok(Some(String::from(text)))
     }
 }
 

@@ -14,7 +14,7 @@
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
-  const ADAPTER_REVISION = 4;
+  const ADAPTER_REVISION = 5;
   const installed = root.__typstAgentBridgeProtocol;
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
@@ -36,6 +36,12 @@
   const { isArray } = Array;
   const { isInteger } = Number;
   const { stringify } = JSON;
+  const StringOf = String;
+  const textEncoder = new TextEncoder();
+  const encode = uncurry(TextEncoder.prototype.encode);
+  const slice = uncurry(String.prototype.slice);
+  const arraySlice = uncurry(Array.prototype.slice);
+  const push = uncurry(Array.prototype.push);
   const hasOwn = uncurry(ObjectPrototype.hasOwnProperty);
   const trim = uncurry(String.prototype.trim);
   const every = uncurry(Array.prototype.every);
@@ -294,6 +300,11 @@
       && optional(result.warning, warningText);
   }
 
+  const EDIT_RESULT_FIELDS = [
+    'ok', 'code', 'error', 'staleReason', 'shown', 'presentation', 'changes_previewed', 'additions_rendered',
+    'deletions_rendered', 'truncated', 'warning', 'edits_applied', 'reviewed_diff', 'cleared'
+  ];
+
   const EDIT_RESULT_RULES = {
     [TYPES.PAGE_SHOW_EDIT_PREVIEW]: validShowResult,
     [TYPES.PAGE_APPLY_EDIT]: result => onlyFields(result, ['ok', 'edits_applied', 'reviewed_diff'])
@@ -337,6 +348,136 @@
     return message.payload.ok === false || validResponseData(requestType, message.payload.data);
   }
 
+  // ---------- Rebuilt answers ----------
+
+  // What the isolated world relays is never the main world's object: it is a
+  // new one holding only the fields the worker reads for that answer type,
+  // each a checked primitive, so unknown fields, getters and nesting the
+  // checks did not look at stay behind. The worker reads the relayed answer
+  // again, from its JSON text, under a byte cap per type.
+
+  const isPrimitive = value => value === null || (typeof value !== 'object' && typeof value !== 'function');
+
+  // A copy of `fields` of `object` whose values are primitives.
+  function pick(object, fields) {
+    const copy = {};
+    if (!isPlainObject(object)) return copy;
+    for (let index = 0; index < fields.length; index += 1) {
+      const field = fields[index];
+      if (hasOwn(object, field) && isPrimitive(object[field])) copy[field] = object[field];
+    }
+    return copy;
+  }
+
+  const ACTIVE_FILE_FIELDS = ['relativePath', 'relative_path', 'path', 'projectLabel', 'project_label', 'basename', 'source', 'confidence'];
+  const TREE_ENTRY_FIELDS = ['path', 'kind', 'state'];
+  const FILE_FIELDS = ['active_editor_file', 'activeEditorFile'];
+  const TREE_FIELDS = ['project_file_tree', 'projectFileTree'];
+  const WORKSPACE_SCALARS = [
+    'error', 'preview_kind', 'detail_path', 'detail_path_source', 'detail_format', 'detail_resolution', 'detail_size',
+    'detail_last_changed', 'canvas_max_pixel_area', 'files_panel_open', 'focused_element_file_hint'
+  ];
+
+  function rebuildTree(tree) {
+    const copy = pick(tree, ['source', 'truncated']);
+    if (!isArray(tree.entries)) return copy;
+    // One row more than the worker keeps, so it still sees that rows were cut.
+    const rows = arraySlice(tree.entries, 0, LIMITS.MAX_PROJECT_TREE_ENTRIES + 1);
+    copy.entries = [];
+    for (let index = 0; index < rows.length; index += 1) {
+      if (isPlainObject(rows[index])) push(copy.entries, pick(rows[index], TREE_ENTRY_FIELDS));
+    }
+    return copy;
+  }
+
+  // The workspace hints: the scalars, the active file and the Files tree
+  // under either spelling the worker reads; nothing nests deeper than three.
+  function rebuildWorkspace(workspace) {
+    if (!isPlainObject(workspace)) return null;
+    const copy = pick(workspace, WORKSPACE_SCALARS);
+    for (let index = 0; index < FILE_FIELDS.length; index += 1) {
+      const field = FILE_FIELDS[index];
+      if (isPlainObject(workspace[field])) copy[field] = pick(workspace[field], ACTIVE_FILE_FIELDS);
+      else if (workspace[field] === null) copy[field] = null;
+    }
+    for (let index = 0; index < TREE_FIELDS.length; index += 1) {
+      const field = TREE_FIELDS[index];
+      if (isPlainObject(workspace[field])) copy[field] = rebuildTree(workspace[field]);
+    }
+    return copy;
+  }
+
+  const REBUILD_DATA = {
+    [TYPES.PAGE_GET_CONTEXT]: data => {
+      const copy = pick(data, CONTEXT_FIELDS);
+      if (given(data.workspace)) copy.workspace = rebuildWorkspace(data.workspace);
+      return copy;
+    },
+    [TYPES.PAGE_GET_PREVIEW]: data => given(data.error)
+      ? { error: data.error }
+      : pick(data, ['dataUrl', 'width', 'height', 'mimeType']),
+    [TYPES.PAGE_GET_DIAGNOSTICS]: data => {
+      const copy = pick(data, ['error', 'truncated', 'totalCount']);
+      copy.diagnostics = [];
+      for (let index = 0; index < data.diagnostics.length; index += 1) {
+        push(copy.diagnostics, pick(data.diagnostics[index], DIAGNOSTIC_FIELDS));
+      }
+      return copy;
+    },
+    [TYPES.PAGE_GET_PROBE]: data => pick(data, constants.PROBE_FIELDS),
+    [TYPES.PAGE_CANCEL_REQUEST]: data => pick(data, ['cancelled']),
+    [TYPES.PAGE_SHOW_EDIT_PREVIEW]: data => ({ result: pick(data.result, EDIT_RESULT_FIELDS) }),
+    [TYPES.PAGE_APPLY_EDIT]: data => ({ result: pick(data.result, EDIT_RESULT_FIELDS) }),
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: data => ({ result: pick(data.result, EDIT_RESULT_FIELDS) })
+  };
+
+  // Page error text is cut to its bound here, before it is relayed.
+  function boundedError(error) {
+    const code = StringOf(error.code);
+    const message = StringOf(error.message);
+    return {
+      code,
+      message: message.length > LIMITS.MAX_PAGE_ERROR_CHARS ? slice(message, 0, LIMITS.MAX_PAGE_ERROR_CHARS) : message
+    };
+  }
+
+  // The answer to relay for `request`, rebuilt from the checked `message`
+  // (validResponse(message, request.type) must hold). Ids come from the
+  // request, not from the page.
+  function rebuildResponse(message, request, nonce) {
+    const payload = message.payload.ok === true
+      ? { ok: true, data: REBUILD_DATA[request.type](message.payload.data) }
+      : { ok: false, error: boundedError(message.payload.error) };
+    return envelope(TYPES.RESPONSE, payload, { requestId: request.requestId, runId: request.runId, nonce });
+  }
+
+  const ANSWER_BYTE_CAPS = {
+    [TYPES.PAGE_GET_CONTEXT]: LIMITS.MAX_CONTEXT_ANSWER_BYTES,
+    [TYPES.PAGE_GET_PREVIEW]: LIMITS.MAX_PREVIEW_ANSWER_BYTES,
+    [TYPES.PAGE_GET_DIAGNOSTICS]: LIMITS.MAX_DIAGNOSTICS_ANSWER_BYTES,
+    [TYPES.PAGE_GET_PROBE]: LIMITS.MAX_PROBE_ANSWER_BYTES,
+    [TYPES.PAGE_CANCEL_REQUEST]: LIMITS.MAX_CANCEL_ANSWER_BYTES,
+    [TYPES.PAGE_SHOW_EDIT_PREVIEW]: LIMITS.MAX_EDIT_ANSWER_BYTES,
+    [TYPES.PAGE_APPLY_EDIT]: LIMITS.MAX_EDIT_ANSWER_BYTES,
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: LIMITS.MAX_EDIT_ANSWER_BYTES
+  };
+
+  // Whether `answer` (a rebuilt response) fits its type's byte cap as UTF-8
+  // JSON text, the same cap the worker checks before it parses.
+  function withinByteCap(answer, requestType) {
+    const cap = ANSWER_BYTE_CAPS[requestType];
+    let text;
+    try {
+      text = stringify(answer);
+    } catch {
+      return false;
+    }
+    // UTF-8 has at least one byte per UTF-16 unit and at most three.
+    if (text.length > cap) return false;
+    if (text.length * 3 <= cap) return true;
+    return encode(textEncoder, text).length <= cap;
+  }
+
   function envelope(type, payload, { requestId, runId, nonce } = {}) {
     const message = { type, payload };
     if (requestId != null) message.requestId = requestId;
@@ -358,6 +499,8 @@
     valid,
     validResponse,
     validResponseData,
+    rebuildResponse,
+    withinByteCap,
     jsonLength
   });
 })(globalThis);

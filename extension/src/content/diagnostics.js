@@ -13,6 +13,16 @@
  */
 (function (root) {
   'use strict';
+  // Built-ins this file calls, taken while it loads (document_start, before
+  // scripts of the page run): a page script that later replaces Array.from,
+  // Math.min or RegExp.prototype.test cannot change what is read. Whatever
+  // this file returns is still checked and rebuilt by the isolated world and
+  // read again by the worker.
+  const uncurryThis = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
+  const arrayFrom = Array.from;
+  const { isFinite: numberIsFinite, isInteger: numberIsInteger } = Number;
+  const { min: mathMin, max: mathMax } = Math;
+  const regexpTest = uncurryThis(RegExp.prototype.test);
   // The bounds the worker applies to these rows (protocol::limits, through
   // the generated protocol-constants.js, loaded before this file).
   const LIMITS = root.__typstAgentProtocolConstants?.LIMITS;
@@ -56,7 +66,7 @@
 
   function queryAll(scope, selector) {
     try {
-      return Array.from(scope.querySelectorAll(selector));
+      return arrayFrom(scope.querySelectorAll(selector));
     } catch {
       return [];
     }
@@ -66,10 +76,10 @@
     const match = String(text || '').match(BADGE_ANYWHERE);
     if (!match) return null;
     const line = parseInt(match[2], 10);
-    return Number.isFinite(line) ? { line, severity: match[1] ? match[1].toLowerCase() : null } : null;
+    return numberIsFinite(line) ? { line, severity: match[1] ? match[1].toLowerCase() : null } : null;
   }
 
-  const guessSeverity = message => (!message || ERROR_WORDS.test(message) ? 'error' : 'warning');
+  const guessSeverity = message => (!message || regexpTest(ERROR_WORDS, message) ? 'error' : 'warning');
 
   // The Improve sidebar sits in the left half of the window.
   function inSidebar(element, cutoff) {
@@ -84,7 +94,7 @@
 
   function sidebarCutoff(doc) {
     try {
-      return Math.max(320, (doc.defaultView?.innerWidth || 1200) * 0.5);
+      return mathMax(320, (doc.defaultView?.innerWidth || 1200) * 0.5);
     } catch {
       return 900;
     }
@@ -133,12 +143,12 @@
   // typst.app often ends a row with the source snippet ("leading: 1.4").
   function messageAndSnippet(text) {
     if (!text) return { message: '', snippet: '' };
-    if (ARROW.test(text)) return { message: text, snippet: '' };
+    if (regexpTest(ARROW, text)) return { message: text, snippet: '' };
     const sentence = firstSentence(text) || text;
     const tail = sentence.match(/^(.+?)(?:\s{2,}|\s)([A-Za-z_][\w.-]*\s*:\s*[^:]+)$/);
     if (tail) {
       const head = tail[1].trim();
-      if (head.length >= 6 && /[a-z]\s[a-z]/i.test(head)) return { message: head, snippet: tail[2].trim() };
+      if (head.length >= 6 && regexpTest(/[a-z]\s[a-z]/i, head)) return { message: head, snippet: tail[2].trim() };
     }
     return { message: sentence, snippet: '' };
   }
@@ -167,9 +177,9 @@
 
   function looksLikeSeveralRows(text) {
     if ((text.match(/\bline\s+\d+\b/gi) || []).length >= 2) return true;
-    return /\bcompiler\s+(error|warning)s?\b/i.test(text) || /\bNo\s+comments\b/i.test(text)
-      || /\bAdd\s+the\s+first\s+one\b/i.test(text) || /\bNo\s+spelling\s+mistakes\b/i.test(text)
-      || (/\bMisspellings\b/.test(text) && /\bComments\b/.test(text));
+    return regexpTest(/\bcompiler\s+(error|warning)s?\b/i, text) || regexpTest(/\bNo\s+comments\b/i, text)
+      || regexpTest(/\bAdd\s+the\s+first\s+one\b/i, text) || regexpTest(/\bNo\s+spelling\s+mistakes\b/i, text)
+      || (regexpTest(/\bMisspellings\b/, text) && regexpTest(/\bComments\b/, text));
   }
 
   // The smallest ancestor of a badge that holds message text and no other row.
@@ -187,7 +197,7 @@
   function badgedRows(doc, cutoff) {
     const badges = queryAll(doc, 'span, div, p, small, button, a, td, strong, em, b, i').filter(element => {
       const own = ownText(element);
-      return own && own.length <= 48 && BADGE_ONLY.test(own) && inSidebar(element, cutoff);
+      return own && own.length <= 48 && regexpTest(BADGE_ONLY, own) && inSidebar(element, cutoff);
     });
     const innermost = badges.filter(badge => !badges.some(other => other !== badge && other.contains(badge)));
     const seen = new Set();
@@ -211,7 +221,7 @@
   function improvePanel(doc, cutoff) {
     for (const region of queryAll(doc, '[role="region"]')) {
       if (!inSidebar(region, cutoff)) continue;
-      if (queryAll(region, '[role="heading"], h1, h2, h3, h4, strong').some(h => /^Improve$/i.test(ownText(h)))) return region;
+      if (queryAll(region, '[role="heading"], h1, h2, h3, h4, strong').some(h => regexpTest(/^Improve$/i, ownText(h)))) return region;
     }
     return null;
   }
@@ -220,13 +230,13 @@
   // "No compiler errors"; null when the text is not such a summary.
   function compilerSummary(text) {
     const value = collapse(text);
-    if (!/\bcompiler\b/i.test(value)) return null;
-    let errors = /\bno\s+compiler\s+errors?\b/i.test(value) ? 0 : null;
-    let warnings = /\bno\s+(?:compiler\s+)?warnings?\b/i.test(value) ? 0 : null;
+    if (!regexpTest(/\bcompiler\b/i, value)) return null;
+    let errors = regexpTest(/\bno\s+compiler\s+errors?\b/i, value) ? 0 : null;
+    let warnings = regexpTest(/\bno\s+(?:compiler\s+)?warnings?\b/i, value) ? 0 : null;
     for (const match of value.matchAll(/(\d+)\s+(?:compiler\s+)?(errors?|warnings?)/gi)) {
-      const count = Math.min(10000, parseInt(match[1], 10));
-      if (!Number.isFinite(count)) continue;
-      if (/^error/i.test(match[2])) errors = count;
+      const count = mathMin(10000, parseInt(match[1], 10));
+      if (!numberIsFinite(count)) continue;
+      if (regexpTest(/^error/i, match[2])) errors = count;
       else warnings = count;
     }
     return errors == null && warnings == null ? null : { errors, warnings };
@@ -257,7 +267,7 @@
   function cardMessage(card) {
     for (const paragraph of queryAll(card, 'p, [role="paragraph"]')) {
       const text = fullText(paragraph);
-      if (text && text.length <= LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS && !BADGE_ONLY.test(text)) return text;
+      if (text && text.length <= LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS && !regexpTest(BADGE_ONLY, text)) return text;
     }
     return collapse(fullText(card).replace(/\bLearn how to fix this (?:error|warning)\b/gi, ' '));
   }
@@ -279,7 +289,7 @@
     const none = { panelFound: Boolean(panel), summaryFound: false, errors: null, warnings: null, rows: [] };
     if (!panel) return none;
     // typst.app replaces every group with this sentence when nothing is wrong.
-    if (queryAll(panel, 'p').some(p => /\bThere is nothing we can suggest at the moment\b/i.test(fullText(p)))) {
+    if (queryAll(panel, 'p').some(p => regexpTest(/\bThere is nothing we can suggest at the moment\b/i, fullText(p)))) {
       return { ...none, summaryFound: true, errors: 0, warnings: 0 };
     }
     const groups = compilerGroups(panel);
@@ -309,10 +319,10 @@
   }
 
   function placeholders(severity, reported, parsed, room) {
-    if (!Number.isInteger(reported) || reported <= parsed) return [];
-    const missing = Math.min(room, reported - parsed);
+    if (!numberIsInteger(reported) || reported <= parsed) return [];
+    const missing = mathMin(room, reported - parsed);
     const noun = reported === 1 ? severity : `${severity}s`;
-    return Array.from({ length: Math.max(0, missing) }, (_, index) => record(null, severity, 'typst-summary',
+    return arrayFrom({ length: mathMax(0, missing) }, (_, index) => record(null, severity, 'typst-summary',
       `The Improve panel reports ${reported} compiler ${noun}, but ${missing === 1
         ? `one ${severity}'s details are not visible`
         : `${severity} ${index + 1} of ${missing} has no visible details`}.`));

@@ -11,6 +11,11 @@
  * cancelled, and are rejected when the page unloads. If the registered
  * main-world script never answers, the main-world files are loaded by
  * <script> tags from the extension (recovery).
+ * An answer is never relayed as the main world sent it: it is checked,
+ * rebuilt from the checked fields only, its error text cut, and refused
+ * (PAGE_ANSWER_TOO_LARGE) when the rebuilt answer is over its type's byte
+ * cap, so a page script that answers first cannot hand the worker unknown
+ * fields, deep nesting or a 60 MB string.
  */
 (function () {
   'use strict';
@@ -20,9 +25,37 @@
   if (globalThis.__typstAgentIsolatedLoaded) return;
   globalThis.__typstAgentIsolatedLoaded = true;
 
+  // The built-ins this script calls, taken while it loads (document_start).
+  // The isolated world has globals of its own, so scripts of the page cannot
+  // reach them; keeping them also guards against a later script of this
+  // extension, or a library, replacing one.
+  const uncurry = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
+  const mapGet = uncurry(Map.prototype.get);
+  const mapSet = uncurry(Map.prototype.set);
+  const mapHas = uncurry(Map.prototype.has);
+  const mapDelete = uncurry(Map.prototype.delete);
+  const mapClear = uncurry(Map.prototype.clear);
+  const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
+  const mapValues = uncurry(Map.prototype.values);
+  const setHas = uncurry(Set.prototype.has);
+  const trim = uncurry(String.prototype.trim);
+  const windowPostMessage = window.postMessage.bind(window);
+  const windowAddEventListener = window.addEventListener.bind(window);
+  const { setTimeout, clearTimeout } = globalThis;
+  const dateNow = Date.now;
+  const mathMin = Math.min;
+  const randomUUID = crypto.randomUUID.bind(crypto);
+  const runtime = chrome.runtime;
+  const getURL = runtime.getURL.bind(runtime);
+  const sendRuntimeMessage = runtime.sendMessage.bind(runtime);
+  const addRuntimeListener = runtime.onMessage.addListener.bind(runtime.onMessage);
+  const createElement = document.createElement.bind(document);
+  const warn = console.warn.bind(console);
+  const { rebuildResponse, withinByteCap, validResponse, valid, envelope } = bridge;
+
   const { TYPES } = bridge;
   const { ERRORS } = constants;
-  const nonce = crypto.randomUUID();
+  const nonce = randomUUID();
   const pending = new Map();
   const cancelledRequests = new Map();
   let ready = false;
@@ -33,7 +66,7 @@
   let recoveryAttempts = 0;
 
   function respond(sendResponse, request, payload) {
-    sendResponse(bridge.envelope(TYPES.RESPONSE, payload, {
+    sendResponse(envelope(TYPES.RESPONSE, payload, {
       requestId: request.requestId,
       runId: request.runId,
       nonce
@@ -53,8 +86,8 @@
         reject(new Error('The page has no document element yet.'));
         return;
       }
-      const script = document.createElement('script');
-      script.src = chrome.runtime.getURL(file);
+      const script = createElement('script');
+      script.src = getURL(file);
       script.async = false;
       script.dataset.typstSideAgentMainRecovery = file;
       script.onload = () => { script.remove(); resolve(); };
@@ -81,10 +114,10 @@
     recoveryTimer = setTimeout(() => {
       recoveryTimer = null;
       recoverMainWorld().catch(error => {
-        console.warn('Typst Side Agent: main-world recovery failed:', error?.message || String(error));
+        warn('Typst Side Agent: main-world recovery failed:', error?.message || String(error));
         recoveryAttempts += 1;
-        const backoff = constants.MAIN_RECOVERY_DELAY_MS * (2 ** Math.min(recoveryAttempts, 5));
-        scheduleRecovery(Math.min(constants.MAIN_RECOVERY_MAX_DELAY_MS, backoff));
+        const backoff = constants.MAIN_RECOVERY_DELAY_MS * (2 ** mathMin(recoveryAttempts, 5));
+        scheduleRecovery(mathMin(constants.MAIN_RECOVERY_MAX_DELAY_MS, backoff));
       });
     }, delay);
   }
@@ -93,7 +126,7 @@
 
   function postHandshake() {
     if (ready || unloading) return;
-    window.postMessage(bridge.envelope(TYPES.PAGE_BRIDGE_INIT, {}, {
+    windowPostMessage(envelope(TYPES.PAGE_BRIDGE_INIT, {}, {
       requestId: bridge.requestId('bridge'),
       nonce
     }), '*');
@@ -106,7 +139,7 @@
     clearTimeout(handshakeTimer);
     clearTimeout(recoveryTimer);
     recoveryTimer = null;
-    for (const item of pending.values()) {
+    for (const item of mapValues(pending)) {
       if (!item.sent) item.send();
     }
   }
@@ -114,39 +147,39 @@
   // ---------- Requests from the worker ----------
 
   function rememberCancelled(requestId) {
-    clearTimeout(cancelledRequests.get(requestId));
-    cancelledRequests.set(requestId, setTimeout(() => cancelledRequests.delete(requestId), constants.REQUEST_TIMEOUT_MS));
+    clearTimeout(mapGet(cancelledRequests, requestId));
+    mapSet(cancelledRequests, requestId, setTimeout(() => mapDelete(cancelledRequests, requestId), constants.REQUEST_TIMEOUT_MS));
   }
 
   function cancelPending(targetRequestId) {
     rememberCancelled(targetRequestId);
-    const item = pending.get(targetRequestId);
+    const item = mapGet(pending, targetRequestId);
     if (!item) return false;
-    pending.delete(targetRequestId);
+    mapDelete(pending, targetRequestId);
     clearTimeout(item.timeout);
     respondError(item.sendResponse, item.request, ERRORS.CANCELLED, 'The page request was cancelled before it finished.');
     return true;
   }
 
   function forwardToMainWorld(request) {
-    window.postMessage(bridge.envelope(request.type, request.payload, {
+    windowPostMessage(envelope(request.type, request.payload, {
       requestId: request.requestId,
       runId: request.runId,
       nonce
     }), '*');
   }
 
-  chrome.runtime.onMessage.addListener((message, _sender, sendResponse) => {
-    if (!bridge.PAGE_REQUESTS.has(message?.type)) return false;
-    if (typeof message.requestId !== 'string' || message.requestId.trim() === '') {
+  addRuntimeListener((message, _sender, sendResponse) => {
+    if (!setHas(bridge.PAGE_REQUESTS, message?.type)) return false;
+    if (typeof message.requestId !== 'string' || trim(message.requestId) === '') {
       respondError(sendResponse, { requestId: bridge.requestId('invalid') }, ERRORS.INVALID_REQUEST_ID, 'A page request needs a requestId.');
       return false;
     }
-    if (!bridge.SERVED_PAGE_REQUESTS.has(message.type)) {
+    if (!setHas(bridge.SERVED_PAGE_REQUESTS, message.type)) {
       respondError(sendResponse, message, ERRORS.UNSUPPORTED_PAGE_REQUEST, `${message.type} is not served by this page runtime.`);
       return false;
     }
-    if (!bridge.valid(message)) {
+    if (!valid(message)) {
       respondError(sendResponse, message, ERRORS.INVALID_PAGE_REQUEST, `${message.type} has an invalid envelope or payload.`);
       return false;
     }
@@ -156,17 +189,17 @@
       respond(sendResponse, message, { ok: true, data: { cancelled } });
       return false;
     }
-    if (cancelledRequests.has(message.requestId)) {
-      clearTimeout(cancelledRequests.get(message.requestId));
-      cancelledRequests.delete(message.requestId);
+    if (mapHas(cancelledRequests, message.requestId)) {
+      clearTimeout(mapGet(cancelledRequests, message.requestId));
+      mapDelete(cancelledRequests, message.requestId);
       respondError(sendResponse, message, ERRORS.CANCELLED, 'The page request was cancelled before it was sent.');
       return false;
     }
-    if (pending.size >= constants.MAX_PENDING_REQUESTS) {
+    if (mapSize(pending) >= constants.MAX_PENDING_REQUESTS) {
       respondError(sendResponse, message, ERRORS.PAGE_PENDING_LIMIT, 'Too many page requests are waiting at once.');
       return false;
     }
-    if (pending.has(message.requestId)) {
+    if (mapHas(pending, message.requestId)) {
       respondError(sendResponse, message, ERRORS.DUPLICATE_REQUEST_ID, 'A page request with this id is already waiting.');
       return false;
     }
@@ -179,12 +212,12 @@
         forwardToMainWorld(message);
       },
       timeout: setTimeout(() => {
-        if (pending.get(message.requestId) !== item) return;
-        pending.delete(message.requestId);
+        if (mapGet(pending, message.requestId) !== item) return;
+        mapDelete(pending, message.requestId);
         respondError(sendResponse, message, ERRORS.PAGE_REQUEST_TIMEOUT, `${message.type} (${message.requestId}) got no answer in time.`);
       }, constants.REQUEST_TIMEOUT_MS)
     };
-    pending.set(message.requestId, item);
+    mapSet(pending, message.requestId, item);
     if (ready) item.send();
     return true;
   });
@@ -200,29 +233,44 @@
   let lastQuickAttach = -Infinity;
 
   function forwardQuickAttach(pageType) {
-    const now = Date.now();
+    const now = dateNow();
     if (now - lastQuickAttach < constants.QUICK_ATTACH_MIN_INTERVAL_MS) return;
     lastQuickAttach = now;
     const type = pageType === TYPES.PAGE_QUICK_SELECTION ? TYPES.QUICK_ATTACH_SELECTION : TYPES.QUICK_ATTACH_IMAGE_PREVIEW;
-    chrome.runtime.sendMessage(bridge.envelope(type, {}, { requestId: bridge.requestId('quick') })).catch(() => {});
+    sendRuntimeMessage(envelope(type, {}, { requestId: bridge.requestId('quick') })).catch(() => {});
   }
 
   // ---------- Messages from the main world ----------
 
-  window.addEventListener('message', event => {
+  // Checked, rebuilt from the checked fields, then measured: only the
+  // rebuilt answer is relayed, and only when it fits its type's byte cap.
+  function relayAnswer(item, message) {
+    const { request, sendResponse } = item;
+    if (!validResponse(message, request.type)) {
+      respondError(sendResponse, request, ERRORS.INVALID_PAGE_RESPONSE, `${request.type} answered with an invalid or oversized response.`);
+      return;
+    }
+    const answer = rebuildResponse(message, request, nonce);
+    if (!withinByteCap(answer, request.type)) {
+      respondError(sendResponse, request, ERRORS.PAGE_ANSWER_TOO_LARGE, `${request.type} answered with more bytes than the bridge relays.`);
+      return;
+    }
+    sendResponse(answer);
+  }
+
+  windowAddEventListener('message', event => {
     const message = event.data;
-    if (event.source !== window || message?.nonce !== nonce || !bridge.valid(message)) return;
+    if (event.source !== window || message?.nonce !== nonce || !valid(message)) return;
     if (message.type === TYPES.PAGE_BRIDGE_READY) {
       markReady();
       return;
     }
     if (message.type === TYPES.RESPONSE) {
-      const item = pending.get(message.requestId);
+      const item = mapGet(pending, message.requestId);
       if (!item) return;
-      pending.delete(message.requestId);
+      mapDelete(pending, message.requestId);
       clearTimeout(item.timeout);
-      if (bridge.validResponse(message, item.request.type)) item.sendResponse(message);
-      else respondError(item.sendResponse, item.request, ERRORS.INVALID_PAGE_RESPONSE, `${item.request.type} answered with an invalid or oversized response.`);
+      relayAnswer(item, message);
       return;
     }
     if (message.type === TYPES.PAGE_QUICK_SELECTION || message.type === TYPES.PAGE_QUICK_IMAGE_PREVIEW) {
@@ -230,17 +278,17 @@
     }
   });
 
-  window.addEventListener('pagehide', () => {
+  windowAddEventListener('pagehide', () => {
     unloading = true;
     clearTimeout(handshakeTimer);
     clearTimeout(recoveryTimer);
-    for (const item of pending.values()) {
+    for (const item of mapValues(pending)) {
       clearTimeout(item.timeout);
       respondError(item.sendResponse, item.request, ERRORS.PAGE_UNLOADED, 'The page unloaded before it answered.');
     }
-    pending.clear();
-    for (const timer of cancelledRequests.values()) clearTimeout(timer);
-    cancelledRequests.clear();
+    mapClear(pending);
+    for (const timer of mapValues(cancelledRequests)) clearTimeout(timer);
+    mapClear(cancelledRequests);
   }, { once: true });
 
   scheduleRecovery(constants.MAIN_RECOVERY_DELAY_MS);

@@ -13,6 +13,15 @@
  */
 (function (root) {
   'use strict';
+  // Built-ins this file calls, taken while it loads (document_start, before
+  // scripts of the page run): a page script that later replaces Array.from,
+  // Math.min or RegExp.prototype.test cannot change what is read. Whatever
+  // this file returns is still checked and rebuilt by the isolated world and
+  // read again by the worker.
+  const uncurryThis = Function.prototype.call.bind(Function.prototype.bind, Function.prototype.call);
+  const arrayFrom = Array.from;
+  const { min: mathMin, max: mathMax, abs: mathAbs } = Math;
+  const regexpTest = uncurryThis(RegExp.prototype.test);
   // The bounds the worker applies to these hints (protocol::limits, through
   // the generated protocol-constants.js, loaded before this file).
   const LIMITS = root.__typstAgentProtocolConstants?.LIMITS;
@@ -35,7 +44,7 @@
 
   function queryAll(scope, selector) {
     try {
-      return Array.from(scope?.querySelectorAll?.(selector) || []);
+      return arrayFrom(scope?.querySelectorAll?.(selector) || []);
     } catch {
       return [];
     }
@@ -60,10 +69,10 @@
   function filePath(value) {
     if (typeof value !== 'string') return null;
     const path = value.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/^\/+/, '').replace(/\/{2,}/g, '/');
-    if (!path || path.length > LIMITS.MAX_PROJECT_PATH_CHARS || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
+    if (!path || path.length > LIMITS.MAX_PROJECT_PATH_CHARS || regexpTest(/^[a-z][a-z0-9+.-]*:/i, path)) return null;
     const segments = path.split('/').map(segment => segment.trim());
-    if (segments.some(segment => !segment || segment === '.' || segment === '..' || /[\0\r\n]/.test(segment))) return null;
-    return FILE_NAME.test(segments[segments.length - 1]) ? segments.join('/') : null;
+    if (segments.some(segment => !segment || segment === '.' || segment === '..' || regexpTest(/[\0\r\n]/, segment))) return null;
+    return regexpTest(FILE_NAME, segments[segments.length - 1]) ? segments.join('/') : null;
   }
 
   function fileRecord(path, projectLabel, source, confidence) {
@@ -96,7 +105,7 @@
     const rect = rectOf(element);
     if (!rect || rect.width < 2 || rect.height < 2) return false;
     if (rect.top < -12 || rect.top > 112 || rect.bottom > 132) return false;
-    if (asContainer && (rect.width > Math.min(1100, viewport(doc).width * 0.82) || rect.height > 100)) return false;
+    if (asContainer && (rect.width > mathMin(1100, viewport(doc).width * 0.82) || rect.height > 100)) return false;
     return true;
   }
 
@@ -108,8 +117,8 @@
     const segments = [];
     for (const node of [container, ...queryAll(container, CRUMB_PARTS)]) {
       const text = inlineText(node?.textContent, 180);
-      if (!text || SEPARATOR_ONLY.test(text)) continue;
-      const children = Array.from(node.children || []);
+      if (!text || regexpTest(SEPARATOR_ONLY, text)) continue;
+      const children = arrayFrom(node.children || []);
       if (children.some(child => inlineText(child.textContent, 180) === text)) continue;
       const pieces = text.split(CRUMB_SEPARATORS).map(piece => inlineText(piece, 160)).filter(Boolean);
       if (node === container) {
@@ -128,7 +137,7 @@
   function fileFromSegments(segments, source, confidence) {
     const clean = segments.map(segment => inlineText(segment, 160)).filter(Boolean);
     let fileIndex = clean.length - 1;
-    while (fileIndex >= 0 && !FILE_NAME.test(clean[fileIndex])) fileIndex -= 1;
+    while (fileIndex >= 0 && !regexpTest(FILE_NAME, clean[fileIndex])) fileIndex -= 1;
     if (fileIndex < 0) return null;
     const crumbs = clean.slice(0, fileIndex + 1);
     if (crumbs.length === 1) return fileRecord(crumbs[0], null, source, 'medium');
@@ -151,9 +160,9 @@
     const candidates = [];
     for (const element of queryAll(doc, HEADER_CANDIDATES)) {
       const text = inlineText(element.textContent, 220);
-      if (!text || !FILE_NAME.test(text) || /[<>]/.test(text) || !inHeaderBand(element, doc, false)) continue;
+      if (!text || !regexpTest(FILE_NAME, text) || regexpTest(/[<>]/, text) || !inHeaderBand(element, doc, false)) continue;
       const rect = rectOf(element);
-      candidates.push({ element, text, distance: Math.abs((rect.left + rect.right) / 2 - centre) });
+      candidates.push({ element, text, distance: mathAbs((rect.left + rect.right) / 2 - centre) });
     }
     candidates.sort((a, b) => a.distance - b.distance);
     let basenameOnly = null;
@@ -184,7 +193,7 @@
       const declared = declaredPathNear(element);
       if (declared) return fileRecord(declared, null, 'selected_tree_path', 'high');
       const text = inlineText(element.textContent, 220);
-      if (text && FILE_NAME.test(text) && !/[<>]/.test(text)) {
+      if (text && regexpTest(FILE_NAME, text) && !regexpTest(/[<>]/, text)) {
         return fileRecord(text, null, 'selected_tree_filename', 'medium');
       }
     }
@@ -218,7 +227,7 @@
       const text = (node.textContent || '').trim();
       if (!text || text.length >= 200) continue;
       const last = text.split(/\s+/).filter(Boolean).pop() || '';
-      if (/\.[a-z0-9]{2,8}$/i.test(last) && last.includes('.')) return last;
+      if (regexpTest(/\.[a-z0-9]{2,8}$/i, last) && last.includes('.')) return last;
     }
     return null;
   }
@@ -231,8 +240,8 @@
           const raw = element.getAttribute?.(attribute);
           if (typeof raw !== 'string') continue;
           const value = raw.trim().replace(/\\/g, '/');
-          if (value.length < 4 || value.length > 400 || /^https?:/i.test(value) || !PROJECT_ASSET.test(value)) continue;
-          if (attribute === 'title' && !/[./]/.test(value)) continue;
+          if (value.length < 4 || value.length > 400 || regexpTest(/^https?:/i, value) || !regexpTest(PROJECT_ASSET, value)) continue;
+          if (attribute === 'title' && !regexpTest(/[./]/, value)) continue;
           found.add(value);
         }
       }
@@ -265,18 +274,18 @@
   function findFilesRoot(doc) {
     for (const region of queryAll(doc, '[role="region"]')) {
       const heading = region.querySelector?.('[role="heading"], h1, h2, h3, h4, strong');
-      if (/^files$/i.test(inlineText(heading?.textContent, 24)) && isShown(region, doc)) return region;
+      if (regexpTest(/^files$/i, inlineText(heading?.textContent, 24)) && isShown(region, doc)) return region;
     }
     // Without a labelled region: a short "Files" label inside a narrow, tall
     // left column whose text mentions project files.
     const { width } = viewport(doc);
     for (const label of queryAll(doc, 'span, div, h1, h2, h3, h4, button, p, label')) {
       const text = (label.textContent || '').trim();
-      if (text.length > 24 || !/^files$/i.test(text)) continue;
+      if (text.length > 24 || !regexpTest(/^files$/i, text)) continue;
       let node = label.parentElement;
       for (let depth = 0; depth < 14 && node && node !== doc.body; depth += 1, node = node.parentElement) {
         const column = (node.innerText || '').slice(0, 12000);
-        if (!PROJECT_ASSET.test(column) || column.length > 20000) continue;
+        if (!regexpTest(PROJECT_ASSET, column) || column.length > 20000) continue;
         const rect = rectOf(node);
         const noLayout = !rect || (rect.width <= 1 && rect.height <= 1);
         const leftColumn = rect && rect.width >= 60 && rect.width <= width * 0.48 && rect.height >= 40 && rect.left <= width * 0.34;
@@ -286,13 +295,13 @@
     return null;
   }
 
-  const treeRows = list => Array.from(list?.children || []).filter(child =>
+  const treeRows = list => arrayFrom(list?.children || []).filter(child =>
     child.tagName === 'LI' || child.getAttribute?.('role') === 'treeitem');
 
-  const nestedList = row => Array.from(row?.children || []).find(child =>
+  const nestedList = row => arrayFrom(row?.children || []).find(child =>
     child.tagName === 'UL' || ['group', 'tree'].includes(child.getAttribute?.('role'))) || null;
 
-  const rowButton = row => Array.from(row?.children || []).find(child => child.tagName === 'BUTTON')
+  const rowButton = row => arrayFrom(row?.children || []).find(child => child.tagName === 'BUTTON')
     || (row?.getAttribute?.('role') === 'treeitem' ? row : null);
 
   // typst.app draws a closed folder as one closed outline with curves and
@@ -305,12 +314,12 @@
     if (paths.length !== 1) return false;
     const drawing = paths[0].getAttribute?.('d') || '';
     return (drawing.match(/[Mm]/g) || []).length === 1
-      && /[Cc]/.test(drawing) && /[Hh]/.test(drawing) && /[Vv]/.test(drawing) && /[Zz]\s*$/.test(drawing);
+      && regexpTest(/[Cc]/, drawing) && regexpTest(/[Hh]/, drawing) && regexpTest(/[Vv]/, drawing) && regexpTest(/[Zz]\s*$/, drawing);
   }
 
   function entryName(value) {
     const name = inlineText(value, LIMITS.MAX_PROJECT_TREE_SEGMENT_CHARS);
-    return !name || name === '.' || name === '..' || /[\\/\0\r\n]/.test(name) ? null : name;
+    return !name || name === '.' || name === '..' || regexpTest(/[\\/\0\r\n]/, name) ? null : name;
   }
 
   function readProjectTree(filesRoot) {
@@ -348,7 +357,7 @@
           entries.push({ path, kind: 'folder', state: children ? 'expanded' : 'collapsed' });
           if (children) walk(children, path, depth + 1);
         } else {
-          entries.push({ path, kind: FILE_NAME.test(name) ? 'file' : 'unknown' });
+          entries.push({ path, kind: regexpTest(FILE_NAME, name) ? 'file' : 'unknown' });
         }
       }
     };
@@ -366,9 +375,9 @@
   function pathFromLabels(doc) {
     for (const element of queryAll(doc, 'dt, th, td, span, label, div, p, button')) {
       const text = (element.textContent || '').trim();
-      if (!/^path\s*:?$/i.test(text)) continue;
+      if (!regexpTest(/^path\s*:?$/i, text)) continue;
       const next = (element.nextElementSibling?.textContent || '').trim();
-      if (next.length > 2 && next.length < 400 && /[./\\]/.test(next) && !/^path$/i.test(next)) return next;
+      if (next.length > 2 && next.length < 400 && regexpTest(/[./\\]/, next) && !regexpTest(/^path$/i, next)) return next;
       const row = (element.parentElement?.textContent || '').replace(/\s+/g, ' ');
       const match = row.match(/Path\s*:?\s*([^\s].*?)(?:\s+(?:Format|Resolution|Size)\s*:)|$/i);
       const value = match?.[1]?.trim();
@@ -391,23 +400,23 @@
 
   function largestCanvasArea(doc) {
     let largest = 0;
-    for (const canvas of queryAll(doc, 'canvas')) largest = Math.max(largest, (canvas.width || 0) * (canvas.height || 0));
+    for (const canvas of queryAll(doc, 'canvas')) largest = mathMax(largest, (canvas.width || 0) * (canvas.height || 0));
     return largest;
   }
 
   function previewKind(detailPath, canvasArea, format, resolution, size) {
     if (detailPath) {
-      if (/\.(png|jpe?g|gif|webp|svg|ico|bmp|tiff?)$/i.test(detailPath)) return 'binary_image_asset';
-      if (/\.(ttf|otf|woff2?|eot)$/i.test(detailPath)) return 'font_binary_asset';
-      if (/\.(pdf|zip|tar|gz|wasm)$/i.test(detailPath)) return 'binary_other_asset';
-      if (/\.typ(st)?$/i.test(detailPath)) return 'typst_source_file';
+      if (regexpTest(/\.(png|jpe?g|gif|webp|svg|ico|bmp|tiff?)$/i, detailPath)) return 'binary_image_asset';
+      if (regexpTest(/\.(ttf|otf|woff2?|eot)$/i, detailPath)) return 'font_binary_asset';
+      if (regexpTest(/\.(pdf|zip|tar|gz|wasm)$/i, detailPath)) return 'binary_other_asset';
+      if (regexpTest(/\.typ(st)?$/i, detailPath)) return 'typst_source_file';
       return 'file_asset_detail';
     }
     const formatText = (format || '').trim();
-    if (formatText && resolution && /^(PNG|JPEG|JPG|GIF|WebP|SVG|BMP|TIFF?)/i.test(formatText) && /\d+\s*[x×]\s*\d+/.test(resolution)) {
+    if (formatText && resolution && regexpTest(/^(PNG|JPEG|JPG|GIF|WebP|SVG|BMP|TIFF?)/i, formatText) && regexpTest(/\d+\s*[x×]\s*\d+/, resolution)) {
       return 'binary_image_asset';
     }
-    if (formatText && size && /^(TrueType|OpenType|OTF|TTF|WOFF2?|WOFF|Variable\s+Font)/i.test(formatText)) {
+    if (formatText && size && regexpTest(/^(TrueType|OpenType|OTF|TTF|WOFF2?|WOFF|Variable\s+Font)/i, formatText)) {
       return 'font_binary_asset';
     }
     return canvasArea > 120000 ? 'typst_document_render' : 'unknown_layout';
@@ -426,7 +435,7 @@
       if (fromCrumbs) {
         detailPath = fromCrumbs;
         detailPathSource = 'breadcrumb';
-      } else if (focusedHint && /\.(png|jpe?g|gif|webp|svg|pdf|ttf|otf|woff2?)$/i.test(focusedHint)) {
+      } else if (focusedHint && regexpTest(/\.(png|jpe?g|gif|webp|svg|pdf|ttf|otf|woff2?)$/i, focusedHint)) {
         detailPath = focusedHint;
         detailPathSource = 'focused_filename';
       }
@@ -439,7 +448,7 @@
     const filesRoot = findFilesRoot(doc);
     const activeFile = widenToDeclaredPath(
       fileFromHeader(doc) || fileFromTitle(doc) || fileFromSelectedRow(doc, filesRoot) || fileFromBodyText(bodyText)
-        || (focusedHint && FILE_NAME.test(focusedHint) ? fileRecord(focusedHint, null, 'focused_element', 'low') : null),
+        || (focusedHint && regexpTest(FILE_NAME, focusedHint) ? fileRecord(focusedHint, null, 'focused_element', 'low') : null),
       declaredPathsIn(filesRoot, doc)
     );
 

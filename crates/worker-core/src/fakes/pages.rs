@@ -1,11 +1,13 @@
 //! A scripted page: answers `chrome.tabs.sendMessage` from a closure and
-//! records what the worker sent.
+//! records what the worker sent. A closure answers with a value (sent as its
+//! JSON text, as the browser adapter hands it over) or, to play a hostile
+//! page, with any text at all.
 
 use crate::platform::{Pages, PlatformError};
 use serde_json::Value;
 use std::cell::RefCell;
 
-type Responder = Box<dyn FnMut(i64, &Value) -> Result<Option<Value>, PlatformError>>;
+type Responder = Box<dyn FnMut(i64, &Value) -> Result<Option<String>, PlatformError>>;
 
 pub(crate) struct FakePages {
     responder: RefCell<Responder>,
@@ -27,13 +29,21 @@ impl FakePages {
         responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static,
     ) -> Self {
         FakePages {
-            responder: RefCell::new(Box::new(responder)),
+            responder: RefCell::new(as_text(responder)),
             sent: RefCell::new(Vec::new()),
         }
     }
     pub(crate) fn set_responder(
         &self,
         responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static,
+    ) {
+        *self.responder.borrow_mut() = as_text(responder);
+    }
+    /// Answers with `responder`'s text as it is (deep nesting, huge strings,
+    /// text that is not JSON).
+    pub(crate) fn set_text_responder(
+        &self,
+        responder: impl FnMut(i64, &Value) -> Result<Option<String>, PlatformError> + 'static,
     ) {
         *self.responder.borrow_mut() = Box::new(responder);
     }
@@ -42,8 +52,12 @@ impl FakePages {
     }
 }
 
+fn as_text(mut responder: impl FnMut(i64, &Value) -> Result<Option<Value>, PlatformError> + 'static) -> Responder {
+    Box::new(move |tab_id, message| Ok(responder(tab_id, message)?.map(|answer| answer.to_string())))
+}
+
 impl Pages for FakePages {
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+    async fn send(&self, tab_id: i64, message: Value, _max_bytes: usize) -> Result<Option<String>, PlatformError> {
         self.sent.borrow_mut().push((tab_id, message.clone()));
         (self.responder.borrow_mut())(tab_id, &message)
     }
@@ -58,11 +72,11 @@ mod tests {
     #[test]
     fn answers_from_the_responder_and_records_messages() {
         let pages = FakePages::default();
-        assert!(block_on(pages.send(4, json!({"type": "PAGE_GET_PROBE"}))).is_err());
+        assert!(block_on(pages.send(4, json!({"type": "PAGE_GET_PROBE"}), 100)).is_err());
         pages.set_responder(|tab, message| Ok(Some(json!({"tab": tab, "echo": message["type"]}))));
         assert_eq!(
-            block_on(pages.send(5, json!({"type": "X"}))),
-            Ok(Some(json!({"tab": 5, "echo": "X"})))
+            block_on(pages.send(5, json!({"type": "X"}), 100)),
+            Ok(Some(json!({"tab": 5, "echo": "X"}).to_string()))
         );
         assert_eq!(pages.sent().len(), 2);
     }

@@ -357,7 +357,7 @@ impl FakeTypstPages {
 }
 
 impl Pages for FakeTypstPages {
-    async fn send(&self, tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+    async fn send(&self, tab_id: i64, message: Value, _max_bytes: usize) -> Result<Option<String>, PlatformError> {
         self.sent.borrow_mut().push((tab_id, message.clone()));
         let answer = self.page.borrow_mut().answer(&message);
         let Some(data) = answer else {
@@ -370,9 +370,12 @@ impl Pages for FakeTypstPages {
         {
             storage.fail_writes("QUOTA_BYTES quota exceeded");
         }
-        Ok(Some(json!({
-            "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-            "payload": {"ok": true, "data": data}
-        })))
+        Ok(Some(
+            json!({
+                "type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
+                "payload": {"ok": true, "data": data}
+            })
+            .to_string(),
+        ))
     }
 }

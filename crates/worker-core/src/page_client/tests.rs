@@ -131,12 +131,13 @@ struct SilentPages {
 }
 
 impl Pages for SilentPages {
-    async fn send(&self, _tab_id: i64, message: Value) -> Result<Option<Value>, PlatformError> {
+    async fn send(&self, _tab_id: i64, message: Value, _max_bytes: usize) -> Result<Option<String>, PlatformError> {
         self.sent.borrow_mut().push(message.clone());
         if message["type"] == "PAGE_CANCEL_REQUEST" {
             return Ok(Some(
                 json!({"type": "PROTOCOL_RESPONSE", "requestId": message["requestId"],
-                "payload": {"ok": true, "data": {"cancelled": true}}}),
+                "payload": {"ok": true, "data": {"cancelled": true}}})
+                .to_string(),
             ));
         }
         std::future::pending().await
