@@ -656,6 +656,10 @@ wire_codes! {
         MarkdownForbiddenAttribute = "MARKDOWN_FORBIDDEN_ATTRIBUTE",
         /// The rendered HTML holds a link outside `https:`/`mailto:`.
         MarkdownUnsafeLink = "MARKDOWN_UNSAFE_LINK",
+        // Trust boundaries, the smaller items (issue 11): writes need a known file.
+        /// An editor write, revert or snapshot restore was refused because the page could not name the focused
+        /// file (or the record names none), so it could land in another file than the one it was made for.
+        EditFileUnknown = "EDIT_FILE_UNKNOWN",
     }
 }
 
