@@ -13,6 +13,8 @@ pub(crate) struct MemoryStorage {
     values: Rc<RefCell<BTreeMap<String, Value>>>,
     write_failure: Rc<RefCell<Option<String>>>,
     restricted: Rc<Cell<bool>>,
+    /// Like a browser without `storage.local.setAccessLevel`.
+    no_access_level: Rc<Cell<bool>>,
 }
 
 impl MemoryStorage {
@@ -27,6 +29,9 @@ impl MemoryStorage {
     }
     pub(crate) fn is_restricted(&self) -> bool {
         self.restricted.get()
+    }
+    pub(crate) fn lack_access_level(&self) {
+        self.no_access_level.set(true);
     }
 }
 
@@ -59,6 +64,9 @@ impl Storage for MemoryStorage {
         Ok(values.iter().map(|(k, v)| (k.len() + v.to_string().len()) as u64).sum())
     }
     async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
+        if self.no_access_level.get() {
+            return Ok(false);
+        }
         self.restricted.set(true);
         Ok(true)
     }
