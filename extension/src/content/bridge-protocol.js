@@ -14,7 +14,7 @@
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
-  const ADAPTER_REVISION = 4;
+  const ADAPTER_REVISION = 5;
   const installed = root.__typstAgentBridgeProtocol;
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
@@ -272,7 +272,10 @@
   }
 
   const STALE_REASONS = ['file', 'editor', 'document'];
-  const REFUSAL_CODES = [ERRORS.EDITOR_UNAVAILABLE, ERRORS.STALE_EDIT_PREVIEW, ERRORS.EDIT_PREVIEW_BUSY, ERRORS.INVALID_PREPARED_EDIT];
+  const REFUSAL_CODES = [
+    ERRORS.EDITOR_UNAVAILABLE, ERRORS.STALE_EDIT_PREVIEW, ERRORS.EDIT_PREVIEW_BUSY, ERRORS.INVALID_PREPARED_EDIT,
+    ERRORS.EDIT_FILE_UNKNOWN
+  ];
   const warningText = value => nonBlank(value, LIMITS.MAX_EDIT_WARNING_CHARS);
 
   // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.
