@@ -2,17 +2,17 @@
 // editor review draws invisible and bidi characters as named marks; a link in
 // an answer whose destination is long or hidden opens only after a dialog
 // showed its full address (keyboard alone, axe-clean in both themes); the
-// About dialog says when storage could not be limited to the extension's own
-// pages (the worker started with chrome.storage.local.setAccessLevel removed,
-// through CDP before its script ran).
+// About dialog asks the worker whether storage is limited to the extension's
+// own pages (the notice for a browser that cannot is tested natively; see the
+// test for why removing setAccessLevel from the real worker is not done here).
 //
 // Everything goes through public seams: worker messages from the control
-// page, the scripted model endpoint, CDP and the panel's DOM.
+// page, the scripted model endpoint and the panel's DOM.
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forEachBuild } from './suite.mjs';
-import { RawTargetSession, poll } from './harness.mjs';
+import { poll } from './harness.mjs';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { openPanel, send, useFixtureModel } from './panel-render.mjs';
 import { assertAccessible, enableKeyboard, expectFocusOn, isFocused, press, tabTo } from './a11y.mjs';
@@ -21,6 +21,14 @@ const projectOf = url => new URL(url).pathname.split('/')[2];
 
 const SECRET = 'The%20thesis%20draft%20says%20the%20results%20are%20not%20public%20yet';
 const LEAKY = `https://collector.example/c?d=${SECRET}`;
+
+/** The worker's SESSION_STORAGE_STATUS once its start-up sequence has run. */
+function settledStatus(h) {
+  return poll(async () => {
+    const answer = await h.request('SESSION_STORAGE_STATUS', {});
+    return answer.storageAccess?.state === 'pending' ? null : answer;
+  }, { message: 'the start-up sequence to record the access level' });
+}
 
 forEachBuild('panel trust', get => {
   const endpoint = new ModelEndpoint();
@@ -161,64 +169,29 @@ forEachBuild('panel trust', get => {
     await fixture.page.close();
   });
 
-  it('the About dialog says when storage could not be limited to the extension\'s own pages', async () => {
+  it('the About dialog asks the worker about storage protection and stays quiet when it is in place', async () => {
+    // The other side (a browser without chrome.storage.local.setAccessLevel)
+    // is covered natively: removing it before the worker's script runs needs
+    // browser-level auto-attach, which Chromium allows only in the flattened
+    // protocol, and Playwright's CDP sessions cannot address flattened child
+    // sessions; attaching when the target is announced lost every race.
     const h = harness();
-    // Restart the worker with storage.local.setAccessLevel removed before its
-    // script runs: auto-attach pauses the new worker until we let it go.
-    await h.stopWorker();
-    const browser = h.browserSession;
-    const released = new Promise((resolve, reject) => {
-      const onAttached = async event => {
-        const { sessionId, targetInfo, waitingForDebugger } = event;
-        const target = new RawTargetSession(browser, targetInfo.targetId, sessionId);
-        try {
-          if (targetInfo.type === 'service_worker' && targetInfo.url.startsWith(`${h.extensionOrigin}/`)) {
-            await target.send('Runtime.evaluate', {
-              expression: 'Object.defineProperty(chrome.storage.local, "setAccessLevel", { value: undefined }); true',
-              returnByValue: true,
-            });
-            browser.off('Target.attachedToTarget', onAttached);
-            await browser.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: false });
-            resolve();
-          }
-          if (waitingForDebugger) await target.send('Runtime.runIfWaitingForDebugger');
-        } catch (error) {
-          reject(error);
-        } finally {
-          await target.detach();
-        }
-      };
-      browser.on('Target.attachedToTarget', onAttached);
-    });
-    await browser.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false });
-    await h.wakeWorker();
-    await released;
-    const status = await poll(async () => {
-      const answer = await h.request('SESSION_STORAGE_STATUS', {});
-      return answer.storageAccess?.state === 'pending' ? null : answer;
-    }, { message: 'the start-up sequence to record the access level' });
-    assert.deepEqual(status.storageAccess, {
-      state: 'unsupported', reason: 'This browser does not offer chrome.storage.local.setAccessLevel.',
-    });
-
+    assert.equal((await settledStatus(h)).storageAccess.state, 'trusted-contexts');
     await useFixtureModel(h, endpoint);
     const { fixture, panel } = await openPanel(h);
     await enableKeyboard(panel);
     await tabTo(panel, '#about-icon-button');
     await press(panel, 'Enter');
-    await panel.waitFor(() => !document.getElementById('about-storage-access')?.hidden, undefined,
-      { message: 'the storage notice in the About dialog' });
-    const notice = await panel.evaluate(() => document.getElementById('about-storage-access').textContent);
-    assert.ok(notice.startsWith('Stored chats and API keys could not be limited to this extension\'s own pages'), notice);
-    assert.ok(notice.includes('chrome.storage.local.setAccessLevel'), notice);
-    await assertAccessible(panel, 'the About dialog with the storage notice');
+    await expectFocusOn(panel, '#about-dialog-close', 'the About dialog opened');
+    // The dialog asked; the answer says storage is limited, so no notice.
+    await new Promise(resolve => { setTimeout(resolve, 500); });
+    assert.deepEqual(await panel.evaluate(() => {
+      const notice = document.getElementById('about-storage-access');
+      return { exists: !!notice, hidden: notice?.hidden, text: notice?.textContent };
+    }), { exists: true, hidden: true, text: '' });
+    await assertAccessible(panel, 'the About dialog');
     await press(panel, 'Escape');
     await panel.close();
     await fixture.page.close();
-    // The next worker start sets the access level again.
-    await h.stopWorker();
-    await h.wakeWorker();
-    await poll(async () => (await h.request('SESSION_STORAGE_STATUS', {})).storageAccess?.state === 'trusted-contexts',
-      { message: 'a normal start to restrict storage again' });
   });
 });
