@@ -7,7 +7,7 @@
 // after every terminal path (Apply, Reject, stale, Stop); two responses with
 // edits and a Revert of the older one (the cascade restores the original);
 // the automatic snapshot of a completed run and its restore with the rescue
-// copy.
+// copy; a page that names no file gets no write (EDIT_FILE_UNKNOWN).
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -223,6 +223,42 @@ forEachBuild('edits in agent runs', get => {
     assert.equal(result.reviewed_diff, false, JSON.stringify(result));
     assert.equal(result.editCheckpoint.status, 'applied');
     assert.equal(await overlayShown(tab.page), false);
+  });
+
+  it('a page whose file name cannot be read gets no write from a run, in Auto approve too', async () => {
+    const h = get();
+    await project(h);
+    const own = await h.openFixtureTab({ cm: 'latest' });
+    await bridgeReady(h, own);
+    const projectId = new URL(own.url).pathname.split('/').pop();
+    const before = await text(own.page);
+    // Nothing on the page names the file any more: no breadcrumb, no Files
+    // sidebar, no title with a file name.
+    await own.page.evaluate(() => {
+      document.querySelector('[role="heading"][aria-level="1"]').remove();
+      document.querySelector('aside.files')?.remove();
+      document.title = 'Typst';
+    });
+    endpoint.setScript(editScript({ 'unnamed-file': [{ id: 'edit-unnamed', name: 'search_replace', args: RENAME }] }));
+    const session = await h.request('SESSION_CREATE', { projectId });
+    const messages = [{ role: 'user', content: 'Rename the thesis' }];
+    await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
+    const identity = { tabId: own.tabId, projectId, sessionId: session.id };
+    assert.equal((await h.request('AI_RUN_RESERVE', identity, { runId: 'run-unnamed' })).reserved, true);
+    const answer = await h.request('AI_STREAM_START', {
+      ...identity,
+      messages,
+      settings: { maxHistoryMessages: 40, editorApprovalMode: 'auto' },
+      modelConfig: { id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: 'unnamed-file' },
+      attachments: {}
+    }, { runId: 'run-unnamed' });
+    assert.deepEqual(answer, { ok: true, runId: 'run-unnamed' });
+    const result = await toolResult(h, 'run-unnamed', 'edit-unnamed');
+    assert.equal(result.ok, false, JSON.stringify(result));
+    assert.equal(result.code, 'EDIT_FILE_UNKNOWN');
+    assert.equal(await text(own.page), before, 'the document is unchanged');
+    assert.equal(await overlayShown(own.page), false);
+    await own.page.close();
   });
 
   it('typing in the editor between the proposal and Apply fails closed', async () => {

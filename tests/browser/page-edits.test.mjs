@@ -187,7 +187,185 @@ function editorDomUnchanged(page) {
   }));
 }
 
+/**
+ * Takes away everything the layout reader names a file from (the breadcrumb,
+ * the Files sidebar, the title): the page then names no file.
+ */
+const hideFileName = page => page.evaluate(() => {
+  document.querySelector('[role="heading"][aria-level="1"]').remove();
+  document.querySelector('aside.files')?.remove();
+  document.title = 'Typst';
+});
+
+/**
+ * Replaces built-ins after the page loaded, as a page script could: the
+ * replacements still work (the fixture's CodeMirror calls them too) but
+ * record every call made from this extension's main-world files, and a few
+ * that CodeMirror does not need answer wrongly.
+ */
+const redefineBuiltins = page => page.evaluate(() => {
+  Error.stackTraceLimit = 50;
+  const calls = window.__builtinCallsFromExtension = [];
+  const ours = /chrome-extension:\/\/[^/]+\/src\/content\/(main|inline-diff|edit-guard)\.js/;
+  // Only the direct caller counts: a frame of ours deeper down called
+  // CodeMirror or another file, which may use the built-in itself.
+  // The recorder itself uses wrapped built-ins; it does not record itself.
+  let recording = false;
+  const record = name => {
+    if (recording) return;
+    recording = true;
+    try {
+      const caller = (new Error().stack || '').split('\n')[3] || '';
+      if (ours.test(caller)) calls.push(`${name} from ${caller.trim()}`);
+    } finally {
+      recording = false;
+    }
+  };
+  const wrap = (owner, name, label) => {
+    const original = owner[name];
+    Object.defineProperty(owner, name, {
+      configurable: true,
+      writable: true,
+      value: function (...args) {
+        record(label);
+        return Reflect.apply(original, this, args);
+      }
+    });
+  };
+  wrap(Array.prototype, 'map', 'Array.prototype.map');
+  wrap(Array.prototype, 'push', 'Array.prototype.push');
+  wrap(Array.prototype, 'join', 'Array.prototype.join');
+  wrap(Array.prototype, 'filter', 'Array.prototype.filter');
+  wrap(String.prototype, 'slice', 'String.prototype.slice');
+  wrap(String.prototype, 'split', 'String.prototype.split');
+  wrap(String.prototype, 'replace', 'String.prototype.replace');
+  wrap(String.prototype, 'trim', 'String.prototype.trim');
+  wrap(String.prototype, 'toLowerCase', 'String.prototype.toLowerCase');
+  wrap(Map.prototype, 'get', 'Map.prototype.get');
+  wrap(Set.prototype, 'has', 'Set.prototype.has');
+  wrap(RegExp.prototype, 'test', 'RegExp.prototype.test');
+  wrap(RegExp.prototype, 'exec', 'RegExp.prototype.exec');
+  wrap(Document.prototype, 'createElement', 'Document.prototype.createElement');
+  wrap(Node.prototype, 'appendChild', 'Node.prototype.appendChild');
+  wrap(EventTarget.prototype, 'addEventListener', 'EventTarget.prototype.addEventListener');
+  wrap(window, 'postMessage', 'window.postMessage');
+  for (const [owner, name, label] of [
+    [JSON, 'stringify', 'JSON.stringify'], [Object, 'keys', 'Object.keys'], [Array, 'isArray', 'Array.isArray'],
+    [Math, 'min', 'Math.min'], [Math, 'max', 'Math.max'], [Number, 'isInteger', 'Number.isInteger']
+  ]) wrap(owner, name, label);
+  // Not used by the fixture's editor: this one lies outright.
+  String.prototype.padStart = function () { return 'X'; };
+  Object.defineProperty(Object.prototype, 'expectedFileLabel', { configurable: true, get: () => 'main.typ' });
+  window.__typstAgentBuiltins1 = null;
+  return true;
+});
+
 forEachBuild('page edits', get => {
+  it('a page whose file name cannot be read gets no write: unknown identity fails closed', async () => {
+    const h = get();
+    const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
+    const snap = await snapshot(h, tabId);
+    const changes = [{ from: 0, to: 1, insert: '' }];
+    await hideFileName(page);
+    const context = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'edit' }, null);
+    const workspace = context.data.workspace ?? {};
+    assert.deepEqual([workspace.active_editor_file ?? null, workspace.focused_element_file_hint ?? null,
+      workspace.detail_path ?? null], [null, null, null], `the page names no file now: ${JSON.stringify(workspace)}`);
+    const preview = diffOf(snap.text, applyChanges(snap.text, changes));
+    const shown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', prepared(snap, changes, 'call-u1', { preview }));
+    assert.deepEqual([shown.ok, shown.code], [false, 'EDIT_FILE_UNKNOWN']);
+    for (const expectedFileLabel of [FILE, 'Current Typst document']) {
+      const applied = await editResult(h, tabId, 'PAGE_APPLY_EDIT',
+        { ...prepared(snap, changes, 'call-u2', { reviewedDiff: true }), expectedFileLabel });
+      assert.deepEqual([applied.ok, applied.code], [false, 'EDIT_FILE_UNKNOWN'], expectedFileLabel);
+    }
+    assert.equal(await fixtureText(page), snap.text, 'the document is unchanged');
+    assert.deepEqual(await overlayFacts(page), { layer: false, style: false });
+    await page.close();
+  });
+
+  it('invisible and bidi characters in a proposal are drawn as named marks on the overlay', async () => {
+    const h = get();
+    const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
+    const snap = await snapshot(h, tabId);
+    const line3 = snap.text.indexOf('We cite');
+    const line3End = snap.text.indexOf('\n', line3);
+    const hidden = 'admin\u202E \u2066// check\u2069\u2066 ok\u200Bend\u00AD';
+    const changes = [{ from: line3, to: line3End, insert: hidden }];
+    const preview = diffOf(snap.text, applyChanges(snap.text, changes));
+    const shown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', prepared(snap, changes, 'call-m', { preview }));
+    assert.equal(shown.shown, true);
+    const marks = await page.evaluate(selector => {
+      const row = document.querySelector(`${selector} .tsa-inline-diff-insert`);
+      const code = row.querySelector('.tsa-inline-diff-code');
+      const drawn = Array.from(code.childNodes, node => (node.nodeType === Node.TEXT_NODE ? node.data : ''));
+      return {
+        marks: Array.from(code.querySelectorAll('.tsa-inline-diff-mark'), mark => ({
+          text: mark.textContent,
+          label: mark.getAttribute('aria-label'),
+          role: mark.getAttribute('role'),
+          bidi: mark.classList.contains('tsa-inline-diff-mark-bidi'),
+          border: getComputedStyle(mark).borderTopStyle
+        })),
+        text: drawn.join(''),
+        hiddenLeft: /[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/.test(code.textContent)
+      };
+    }, LAYER);
+    assert.deepEqual(marks.marks.map(mark => mark.text), ['U+202E', 'U+2066', 'U+2069', 'U+2066', 'U+200B', 'U+00AD']);
+    assert.deepEqual(marks.marks.map(mark => mark.bidi), [true, true, true, true, false, false]);
+    assert.equal(marks.marks[0].label, 'text direction control U+202E');
+    assert.equal(marks.marks[4].label, 'invisible character U+200B');
+    assert.ok(marks.marks.every(mark => mark.role === 'img' && mark.border === 'solid'), JSON.stringify(marks.marks));
+    assert.equal(marks.text, 'admin // check okend', 'only the visible characters are text');
+    assert.equal(marks.hiddenLeft, false, 'no invisible or bidi character reaches the page as text');
+    assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-m' }), { ok: true, cleared: true });
+    await page.close();
+  });
+
+  it('built-ins a page replaces after load change nothing the page scripts do', async () => {
+    const h = get();
+    const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
+    const snap = await snapshot(h, tabId);
+    assert.equal(await redefineBuiltins(page), true);
+
+    // Reads: a numbered range (padStart, slice, join), the probe, diagnostics.
+    const numbered = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT',
+      { projection: 'numbered', startLine: 1, endLine: 2, maxChars: 4000 }, null);
+    assert.equal(numbered.ok, true, JSON.stringify(numbered));
+    const lines = snap.text.split('\n');
+    assert.equal(numbered.data.numberedDocument, `1|${lines[0]}\n2|${lines[1]}`);
+    assert.equal(numbered.data.workspace.active_editor_file.relativePath, FILE);
+    const probe = await pageRequest(h, tabId, 'PAGE_GET_PROBE', {}, null);
+    assert.equal(probe.ok, true);
+    assert.equal(probe.data.editor, true);
+    const diagnostics = await pageRequest(h, tabId, 'PAGE_GET_DIAGNOSTICS', {}, null);
+    assert.equal(diagnostics.ok, true, JSON.stringify(diagnostics));
+    assert.ok(Array.isArray(diagnostics.data.diagnostics));
+
+    // The overlay and a write, with the guard's checks intact.
+    const line3 = snap.text.indexOf('We cite');
+    const line3End = snap.text.indexOf('\n', line3);
+    const changes = [{ from: line3, to: line3End, insert: 'We cite @knuth\u202E here.' }];
+    const after = applyChanges(snap.text, changes);
+    const shown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
+      prepared(snap, changes, 'call-b', { preview: diffOf(snap.text, after) }));
+    assert.equal(shown.shown, true, JSON.stringify(shown));
+    const facts = await overlayFacts(page);
+    assert.deepEqual(facts.rows.map(row => row.kind), ['context', 'delete', 'insert', 'context']);
+    assert.deepEqual(facts.rows[2].cells, ['', '3', '+', 'We cite @knuthU+202E here.']);
+    // The guard's checks still hold: a change set for other text is stale.
+    const stale = await editResult(h, tabId, 'PAGE_APPLY_EDIT',
+      { ...prepared(snap, changes, 'call-b', { reviewedDiff: true }), expectedText: `${snap.text}!` });
+    assert.deepEqual([stale.ok, stale.code, stale.staleReason], [false, 'STALE_EDIT_PREVIEW', 'document']);
+    const applied = await editResult(h, tabId, 'PAGE_APPLY_EDIT', prepared(snap, changes, 'call-b', { reviewedDiff: true }));
+    assert.deepEqual(applied, { ok: true, edits_applied: 1, reviewed_diff: true });
+    assert.equal(await fixtureText(page), after);
+    const calls = await page.evaluate(() => window.__builtinCallsFromExtension);
+    assert.deepEqual(calls, [], 'no replaced built-in was called from main.js, edit-guard.js or inline-diff.js');
+    await page.close();
+  });
+
+
   for (const cm of ['6.38', 'latest']) {
     for (const csp of [false, true]) {
       const variant = `CodeMirror ${cm}, ${csp ? "CSP script-src 'self'" : 'no CSP'}`;
@@ -251,14 +429,15 @@ forEachBuild('page edits', get => {
         assert.deepEqual([stale.ok, stale.code, stale.staleReason], [false, 'STALE_EDIT_PREVIEW', 'document']);
         assert.equal(await fixtureText(page), typed, 'the stale edit changed nothing');
 
-        // A change set prepared without a known file skips the file check.
+        // A change set prepared without a known file is refused: another
+        // unidentified file would carry the same default label.
         const now = await snapshot(h, tabId);
         const unlabelled = await editResult(h, tabId, 'PAGE_APPLY_EDIT', {
           ...prepared(now, [{ from: 0, to: 1, insert: '' }], 'call-c', { reviewedDiff: false }),
           expectedFileLabel: 'Current Typst document'
         });
-        assert.deepEqual(unlabelled, { ok: true, edits_applied: 1, reviewed_diff: false });
-        assert.equal(await fixtureText(page), snap.text);
+        assert.deepEqual([unlabelled.ok, unlabelled.code], [false, 'EDIT_FILE_UNKNOWN']);
+        assert.equal(await fixtureText(page), now.text, 'the unlabelled edit changed nothing');
         await page.close();
       });
     }

@@ -7,10 +7,12 @@ import { MAIN_WORLD_SCRIPT_ID, poll } from './harness.mjs';
 import { expectError, expectOk, forEachBuild } from './suite.mjs';
 
 const MAIN_WORLD_FILES = [
+  'src/content/builtins.js',
   'src/content/protocol-constants.js',
   'src/content/bridge-protocol.js',
   'src/content/workspace.js',
   'src/content/diagnostics.js',
+  'src/content/edit-guard.js',
   'src/content/inline-diff.js',
   'src/content/quick-attach.js',
   'src/content/main.js',

@@ -5,7 +5,9 @@
 //! number, name and code they share with the worker reaches them through
 //! `extension/src/content/protocol-constants.js`: the bridge numbers and file
 //! lists, the message types a page sees, every bound of a page request or
-//! answer (`LIMITS`), and every error code of the catalogue (`ERRORS`).
+//! answer (`LIMITS`), every error code of the catalogue (`ERRORS`), the
+//! label of an unidentified file and the characters a diff review shows as
+//! marks (`INVISIBLE_CHARS`).
 //! `cargo xtask verify` (and `tidy`) fail when the committed file differs
 //! from what this module renders.
 
@@ -13,7 +15,7 @@ use crate::catalogue::{self, WireName};
 use crate::process::root;
 use anyhow::{Context, Result, bail};
 use protocol::page_bridge as bridge;
-use protocol::{MessageType, limits, page_response};
+use protocol::{MessageType, active_file, invisible_chars, limits, page_response};
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::path::PathBuf;
@@ -144,6 +146,18 @@ fn members(codes: &[WireName]) -> Vec<String> {
     members.push(format!("MAIN_WORLD_FILES: Object.freeze({})", js_list(files)));
     let probe = bridge::PROBE_FIELDS.iter().map(|f| js_string(f));
     members.push(format!("PROBE_FIELDS: Object.freeze({})", js_list(probe)));
+    members.push(format!(
+        "DEFAULT_FILE_LABEL: {}",
+        js_string(active_file::DEFAULT_ACTIVE_FILE_LABEL)
+    ));
+    let invisible = invisible_chars::INVISIBLE_RANGES
+        .iter()
+        .map(|(low, high, kind)| format!("Object.freeze([{low}, {high}, {}])", js_string(kind.as_str())));
+    members.push(format!("INVISIBLE_CHARS: Object.freeze({})", js_list(invisible)));
+    let spoken = invisible_chars::InvisibleKind::ALL
+        .into_iter()
+        .map(|kind| (kind.as_str().to_owned(), js_string(kind.spoken())));
+    members.push(format!("INVISIBLE_KIND_WORDS: {}", js_object(spoken)));
     members
 }
 

@@ -64,6 +64,8 @@ pub const SHIPPED: &[Shipped] = &[
     repo("src/content/isolated.js", "extension/src/content/isolated.js"),
     repo("src/content/workspace.js", "extension/src/content/workspace.js"),
     repo("src/content/diagnostics.js", "extension/src/content/diagnostics.js"),
+    repo("src/content/builtins.js", "extension/src/content/builtins.js"),
+    repo("src/content/edit-guard.js", "extension/src/content/edit-guard.js"),
     repo("src/content/inline-diff.js", "extension/src/content/inline-diff.js"),
     repo("src/content/quick-attach.js", "extension/src/content/quick-attach.js"),
     repo("src/content/main.js", "extension/src/content/main.js"),

@@ -37,6 +37,8 @@ pub const INVALID_PREPARED_EDIT: &str = ErrorCode::InvalidPreparedEdit.as_str();
 pub const INVALID_RUN_ID: &str = ErrorCode::InvalidRunId.as_str();
 /// A call id the page bridge would refuse.
 pub const INVALID_CALL_ID: &str = ErrorCode::InvalidCallId.as_str();
+/// The page cannot name the focused file, or the change set names none.
+pub const EDIT_FILE_UNKNOWN: &str = ErrorCode::EditFileUnknown.as_str();
 
 /// The only presentation the page draws: a read-only surface over the
 /// editor's viewport, outside CodeMirror's own DOM.
@@ -97,6 +99,12 @@ pub enum EditRefusal {
         /// The page's sentence.
         message: String,
     },
+    /// The focused file, or the one the change set was made for, has no
+    /// name ([`EDIT_FILE_UNKNOWN`]); two such files cannot be told apart.
+    FileUnknown {
+        /// The page's sentence.
+        message: String,
+    },
 }
 
 impl EditRefusal {
@@ -107,6 +115,7 @@ impl EditRefusal {
             EditRefusal::Stale { .. } => STALE_EDIT_PREVIEW,
             EditRefusal::Busy { .. } => EDIT_PREVIEW_BUSY,
             EditRefusal::InvalidPreparedEdit { .. } => INVALID_PREPARED_EDIT,
+            EditRefusal::FileUnknown { .. } => EDIT_FILE_UNKNOWN,
         }
     }
 
@@ -116,7 +125,8 @@ impl EditRefusal {
             EditRefusal::EditorUnavailable { message }
             | EditRefusal::Stale { message, .. }
             | EditRefusal::Busy { message }
-            | EditRefusal::InvalidPreparedEdit { message } => message,
+            | EditRefusal::InvalidPreparedEdit { message }
+            | EditRefusal::FileUnknown { message } => message,
         }
     }
 
@@ -360,6 +370,7 @@ fn refusal(request: MessageType, result: &Map<String, Value>) -> Result<EditRefu
         (EDITOR_UNAVAILABLE, None) => EditRefusal::EditorUnavailable { message },
         (EDIT_PREVIEW_BUSY, None) => EditRefusal::Busy { message },
         (INVALID_PREPARED_EDIT, None) => EditRefusal::InvalidPreparedEdit { message },
+        (EDIT_FILE_UNKNOWN, None) => EditRefusal::FileUnknown { message },
         _ => return Err(invalid(request, "unknown refusal code or misplaced stale reason")),
     };
     Ok(refusal)

@@ -13,6 +13,16 @@ use serde_json::Value;
 /// Label used when no file could be identified.
 pub const DEFAULT_ACTIVE_FILE_LABEL: &str = "Current Typst document";
 
+/// Whether `label` names a file the page identified. The default label (and
+/// an empty one) stands for "some document": two unidentified files carry
+/// the same label, so a write, revert or restore bound to it could land in
+/// another file than the one it was computed for. Every write checks both
+/// sides with this and fails closed (`EDIT_FILE_UNKNOWN`) when either is
+/// unknown.
+pub fn is_identified_file_label(label: &str) -> bool {
+    !label.trim().is_empty() && label != DEFAULT_ACTIVE_FILE_LABEL
+}
+
 /// How sure the page was about the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -275,6 +285,15 @@ pub fn active_editor_file_label(value: &Value, fallback: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_a_named_file_is_identified() {
+        assert!(is_identified_file_label("main.typ"));
+        assert!(is_identified_file_label("chapters/intro.typ"));
+        assert!(!is_identified_file_label(DEFAULT_ACTIVE_FILE_LABEL));
+        assert!(!is_identified_file_label(""));
+        assert!(!is_identified_file_label("  "));
+    }
 
     #[test]
     fn relative_paths_are_bounded_and_clean() {

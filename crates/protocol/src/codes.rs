@@ -661,6 +661,10 @@ wire_codes! {
         PageAnswerTooLarge = "PAGE_ANSWER_TOO_LARGE",
         /// A page's answer is not JSON text, or nests deeper than the parser's depth limit.
         PageAnswerMalformed = "PAGE_ANSWER_MALFORMED",
+        // Trust boundaries, the smaller items (issue 11): writes need a known file.
+        /// An editor write, revert or snapshot restore was refused because the page could not name the focused
+        /// file (or the record names none), so it could land in another file than the one it was made for.
+        EditFileUnknown = "EDIT_FILE_UNKNOWN",
     }
 }
 

@@ -15,8 +15,10 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
-/// Label used when the edited file is unknown.
-pub const DEFAULT_EDIT_FILE_LABEL: &str = "Current Typst document";
+/// Label used when the edited file is unknown: the same fact as the active
+/// file's default label, so a receipt of an unidentified file is recognised
+/// by [`crate::active_file::is_identified_file_label`].
+pub const DEFAULT_EDIT_FILE_LABEL: &str = crate::active_file::DEFAULT_ACTIVE_FILE_LABEL;
 
 /// Reason shown on receipts restored from an export.
 pub const IMPORTED_UNAVAILABLE_REASON: &str = "Revert data is not included in session exports.";

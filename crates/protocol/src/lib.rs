@@ -43,7 +43,8 @@
 //!   and trust fingerprints; [`registry_records`]: the custom-tool and MCP
 //!   server records and their load and save rules.
 //! - [`active_file`], [`project_tree`], [`edit_checkpoint`],
-//!   [`document_snapshot`], [`diff_preview`]: shared records.
+//!   [`document_snapshot`], [`diff_preview`]: shared records;
+//!   [`invisible_chars`]: the characters a diff review shows as marks.
 //! - [`answer`]: the saved answer record both the worker and the panel build;
 //!   [`response`]: the one reader of `PROTOCOL_RESPONSE` answers.
 //! - [`bounded_body`]: byte-capped body decoding; [`js`]: JavaScript value
@@ -61,6 +62,7 @@ pub mod document_snapshot;
 pub mod edit_checkpoint;
 pub mod endpoint_policy;
 pub mod error;
+pub mod invisible_chars;
 pub mod js;
 pub mod js_regex;
 pub mod limits;

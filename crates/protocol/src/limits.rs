@@ -327,6 +327,16 @@ pub const MAX_CANCEL_ANSWER_BYTES: u32 = 64 + PAGE_ANSWER_ENVELOPE_BYTES;
 /// refused as malformed instead of exhausting the wasm stack.
 pub const MAX_PAGE_ANSWER_DEPTH: u32 = 128;
 
+// ----- Links in rendered answers -----
+
+/// Longest link destination (in characters) the panel follows on a click
+/// without first showing it: a model can be led to put document text into a
+/// link, and a long address hides where it goes and what it carries.
+pub const MAX_LINK_DIRECT_CHARS: u32 = 120;
+/// Longest query string plus fragment (after `?` or `#`, in characters) a
+/// link may carry and still be followed without showing it first.
+pub const MAX_LINK_QUERY_CHARS: u32 = 40;
+
 /// Converts a `u32` limit to `usize` for comparisons with lengths.
 pub const fn to_usize(limit: u32) -> usize {
     limit as usize

@@ -52,10 +52,12 @@ pub const ISOLATED_WORLD_FILES: &[&str] = &[
 /// Files of the main world, in load order (the dynamic registration and the
 /// isolated world's recovery loader both use this list).
 pub const MAIN_WORLD_FILES: &[&str] = &[
+    "src/content/builtins.js",
     "src/content/protocol-constants.js",
     "src/content/bridge-protocol.js",
     "src/content/workspace.js",
     "src/content/diagnostics.js",
+    "src/content/edit-guard.js",
     "src/content/inline-diff.js",
     "src/content/quick-attach.js",
     "src/content/main.js",

@@ -10,6 +10,7 @@
 
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::{DiffHunk, DiffPreview, DiffRowKind};
+use protocol::invisible_chars::{InvisibleKind, ReviewPiece, mark_label, mark_text, review_pieces};
 use protocol::js::truncate_utf16;
 use protocol::payloads::{ApprovalAction, ApprovalRequired};
 
@@ -185,9 +186,56 @@ pub(crate) fn line_number(value: Option<u64>) -> String {
     value.map(|n| n.to_string()).unwrap_or_default()
 }
 
-/// The accessible name of a diff section.
+/// The accessible name of a diff section; invisible and bidi characters of
+/// the file label are spoken as their code points.
 pub(crate) fn diff_title(preview: &DiffPreview) -> String {
-    format!("Proposed changes to {}", preview.file_label)
+    format!("Proposed changes to {}", spoken_text(&preview.file_label))
+}
+
+/// A run of a diff line (or file label) as the review draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CodePiece {
+    /// A text node.
+    Text(String),
+    /// A bordered mark for one invisible or bidi character: `text` is its
+    /// code point (`U+202E`), `label` its accessible name, `class` its CSS
+    /// class. The character itself is never drawn, so it can neither hide
+    /// text nor reorder what the reviewer reads.
+    Mark {
+        text: String,
+        label: String,
+        class: &'static str,
+    },
+}
+
+/// `text` as the diff review draws it (`protocol::invisible_chars`).
+pub(crate) fn code_pieces(text: &str) -> Vec<CodePiece> {
+    review_pieces(text)
+        .into_iter()
+        .map(|piece| match piece {
+            ReviewPiece::Text(text) => CodePiece::Text(text.to_owned()),
+            ReviewPiece::Mark { character, kind } => CodePiece::Mark {
+                text: mark_text(character),
+                label: mark_label(character, kind),
+                class: match kind {
+                    InvisibleKind::Invisible => "edit-diff-mark edit-diff-mark-invisible",
+                    InvisibleKind::Bidi => "edit-diff-mark edit-diff-mark-bidi",
+                },
+            },
+        })
+        .collect()
+}
+
+/// `text` with each invisible or bidi character replaced by its code point,
+/// for attributes (accessible names, tooltips), which hold plain text.
+pub(crate) fn spoken_text(text: &str) -> String {
+    review_pieces(text)
+        .into_iter()
+        .map(|piece| match piece {
+            ReviewPiece::Text(text) => text.to_owned(),
+            ReviewPiece::Mark { character, .. } => format!(" {} ", mark_text(character)),
+        })
+        .collect()
 }
 
 // ------------------------------------------------------------------ Edits control
@@ -247,6 +295,51 @@ mod tests {
             value["preview"] = preview();
         }
         serde_json::from_value(value).expect("approval payload")
+    }
+
+    #[test]
+    fn invisible_and_bidi_characters_are_drawn_as_named_marks_never_as_themselves() {
+        let line = "let ok = \"user\u{202E} \u{2066}// admin\u{2069}\u{2066}\"\u{200B};";
+        let pieces = code_pieces(line);
+        let mark = |text: &str, label: &str, class: &'static str| CodePiece::Mark {
+            text: text.to_owned(),
+            label: label.to_owned(),
+            class,
+        };
+        const BIDI: &str = "edit-diff-mark edit-diff-mark-bidi";
+        assert_eq!(
+            pieces,
+            [
+                CodePiece::Text("let ok = \"user".to_owned()),
+                mark("U+202E", "text direction control U+202E", BIDI),
+                CodePiece::Text(" ".to_owned()),
+                mark("U+2066", "text direction control U+2066", BIDI),
+                CodePiece::Text("// admin".to_owned()),
+                mark("U+2069", "text direction control U+2069", BIDI),
+                mark("U+2066", "text direction control U+2066", BIDI),
+                CodePiece::Text("\"".to_owned()),
+                mark(
+                    "U+200B",
+                    "invisible character U+200B",
+                    "edit-diff-mark edit-diff-mark-invisible"
+                ),
+                CodePiece::Text(";".to_owned()),
+            ]
+        );
+        // No drawn text holds one of the characters.
+        for piece in &pieces {
+            if let CodePiece::Text(text) = piece {
+                assert!(
+                    text.chars()
+                        .all(|c| protocol::invisible_chars::invisible_kind(c).is_none()),
+                    "{text:?}"
+                );
+            }
+        }
+        assert_eq!(code_pieces("plain"), [CodePiece::Text("plain".to_owned())]);
+        let mut hidden: DiffPreview = serde_json::from_value(preview()).expect("preview");
+        hidden.file_label = "main\u{202E}pyt.typ".to_owned();
+        assert_eq!(diff_title(&hidden), "Proposed changes to main U+202E pyt.typ");
     }
 
     #[test]

@@ -30,6 +30,7 @@
 // one export roots everything that ships and unused code is an error.
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 
+mod about;
 mod app;
 mod attachments;
 mod chat;
@@ -37,6 +38,7 @@ mod edit_review;
 mod history;
 mod integration_forms;
 mod integrations;
+mod links;
 mod mcp_probe;
 mod quick_attach;
 mod recovery;

@@ -5,12 +5,19 @@
 //! worker start repairs the state: (1) the main-world registration, (2) the
 //! storage access level, (3) the scripts in typst.app tabs that were already
 //! open, (4) the side panel for every tab, then tells open panels.
+//!
+//! Step (2) may do nothing: a browser without
+//! `chrome.storage.local.setAccessLevel` leaves storage readable by this
+//! extension's content scripts. The outcome is kept ([`StorageAccess`]) and
+//! reported in the `SESSION_STORAGE_STATUS` answer, so the About dialog can
+//! say so instead of the worker staying silent.
 
 use crate::platform::{Messenger, PlatformError, Registration, Scripting, Storage, Tabs, World};
 use crate::tabs;
 use protocol::page_bridge::{
     ISOLATED_WORLD_FILES, LEGACY_MAIN_CONTENT_SCRIPT_IDS, MAIN_CONTENT_SCRIPT_ID, MAIN_WORLD_FILES, TYPST_MATCHES,
 };
+use serde_json::{Value, json};
 
 /// What [`ensure_main_world_registration`] had to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +98,46 @@ async fn inject_into_open_typst_tabs(
     Ok(results)
 }
 
+/// Whether `chrome.storage.local` is limited to this extension's trusted
+/// pages (not its content scripts), as the start-up sequence left it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) enum StorageAccess {
+    /// The start-up sequence has not reached the step yet.
+    #[default]
+    Pending,
+    /// `setAccessLevel({accessLevel: 'TRUSTED_CONTEXTS'})` succeeded.
+    TrustedContexts,
+    /// The browser has no `storage.local.setAccessLevel`.
+    Unsupported,
+    /// The call failed, with the browser's reason.
+    Failed(String),
+}
+
+impl StorageAccess {
+    /// The `storageAccess` member of the `SESSION_STORAGE_STATUS` answer:
+    /// `{state, reason?}` with `state` one of `pending`, `trusted-contexts`,
+    /// `unsupported`, `failed`.
+    pub(crate) fn to_value(&self) -> Value {
+        match self {
+            StorageAccess::Pending => json!({"state": "pending"}),
+            StorageAccess::TrustedContexts => json!({"state": "trusted-contexts"}),
+            StorageAccess::Unsupported => json!({
+                "state": "unsupported",
+                "reason": "This browser does not offer chrome.storage.local.setAccessLevel."
+            }),
+            StorageAccess::Failed(reason) => json!({"state": "failed", "reason": reason}),
+        }
+    }
+}
+
+/// What the start-up sequence did: each step's problem, and the storage
+/// access level it could set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    pub(crate) problems: Vec<String>,
+    pub(crate) storage_access: StorageAccess,
+}
+
 /// The whole start-up sequence. Each step's failure is reported but does not
 /// stop the later steps: a worker that cannot inject into one tab still
 /// serves the panel.
@@ -99,14 +146,22 @@ pub(crate) async fn run(
     tabs: &impl Tabs,
     scripting: &impl Scripting,
     messenger: &impl Messenger,
-) -> Vec<String> {
+) -> Outcome {
     let mut problems = Vec::new();
     if let Err(error) = ensure_main_world_registration(scripting).await {
         problems.push(format!("main-world registration: {error}"));
     }
-    if let Err(error) = storage.restrict_to_trusted_contexts().await {
-        problems.push(format!("storage access level: {error}"));
-    }
+    let storage_access = match storage.restrict_to_trusted_contexts().await {
+        Ok(true) => StorageAccess::TrustedContexts,
+        Ok(false) => {
+            problems.push("storage access level: storage.local.setAccessLevel is unavailable".to_owned());
+            StorageAccess::Unsupported
+        }
+        Err(error) => {
+            problems.push(format!("storage access level: {error}"));
+            StorageAccess::Failed(error.to_string())
+        }
+    };
     match inject_into_open_typst_tabs(tabs, scripting).await {
         Ok(results) => problems.extend(
             results
@@ -118,7 +173,10 @@ pub(crate) async fn run(
     if let Err(error) = tabs::refresh_all(tabs, messenger).await {
         problems.push(format!("side panel sync: {error}"));
     }
-    problems
+    Outcome {
+        problems,
+        storage_access,
+    }
 }
 
 #[cfg(test)]
@@ -204,14 +262,35 @@ mod tests {
         let browser = FakeBrowser::with_tabs(&[(1, "https://typst.app/project/a")]);
         browser.activate(1);
         browser.fail_registration("registration refused");
-        let problems = block_on(run(&browser.storage, &browser, &browser, &browser));
+        let outcome = block_on(run(&browser.storage, &browser, &browser, &browser));
         assert_eq!(
-            problems,
+            outcome.problems,
             vec!["main-world registration: registration refused".to_owned()]
         );
+        assert_eq!(outcome.storage_access, StorageAccess::TrustedContexts);
         assert!(browser.storage.is_restricted());
         assert_eq!(browser.injections().len(), 2);
         assert_eq!(browser.panel_state(1), Some(true));
         assert_eq!(browser.broadcasts().len(), 1);
+    }
+
+    #[test]
+    fn a_browser_without_set_access_level_is_recorded_not_ignored() {
+        let browser = FakeBrowser::with_tabs(&[(1, "https://typst.app/project/a")]);
+        browser.storage.lack_access_level();
+        let outcome = block_on(run(&browser.storage, &browser, &browser, &browser));
+        assert_eq!(outcome.storage_access, StorageAccess::Unsupported);
+        assert_eq!(
+            outcome.problems,
+            ["storage access level: storage.local.setAccessLevel is unavailable"]
+        );
+        assert!(!browser.storage.is_restricted());
+        assert_eq!(browser.injections().len(), 2, "the later steps still ran");
+        assert_eq!(
+            outcome.storage_access.to_value(),
+            json!({"state": "unsupported",
+                   "reason": "This browser does not offer chrome.storage.local.setAccessLevel."})
+        );
+        assert_eq!(StorageAccess::default().to_value(), json!({"state": "pending"}));
     }
 }

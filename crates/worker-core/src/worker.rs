@@ -7,6 +7,7 @@
 //! message type to the module that answers it.
 
 use crate::agent;
+use crate::bootstrap::StorageAccess;
 use crate::envelope::{self, Request, RequestError};
 use crate::integrations::{self, Integrations};
 use crate::platform::{MessageSender, Platform};
@@ -19,6 +20,7 @@ use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, page_client, settings, tabs, theme, title};
 use protocol::Payload;
 use serde_json::Value;
+use std::cell::RefCell;
 
 /// The worker: its platform and the state that lives as long as the worker
 /// instance (Chrome may stop it at any time; nothing here must outlive that).
@@ -36,6 +38,9 @@ pub struct Worker<P: Platform> {
     pub(crate) integrations: Integrations,
     /// Quick attachments waiting for their window's panel (30 s).
     pub(crate) quick_attach: QuickAttachQueue,
+    /// What the start-up sequence could set of the storage access level;
+    /// `SESSION_STORAGE_STATUS` reports it (the About dialog shows it).
+    pub(crate) storage_access: RefCell<StorageAccess>,
 }
 
 impl<P: Platform> Worker<P> {
@@ -50,6 +55,7 @@ impl<P: Platform> Worker<P> {
             recovery: RecoveryTabs::new(),
             integrations: Integrations::new(version),
             quick_attach: QuickAttachQueue::new(),
+            storage_access: RefCell::new(StorageAccess::Pending),
         }
     }
 
@@ -102,6 +108,10 @@ impl<P: Platform> Worker<P> {
             | Payload::DocumentSnapshotDelete(_)) => {
                 recovery::route(p, &self.runs, &self.store, &self.recovery, payload).await
             }
+            Payload::SessionStorageStatus(_) => {
+                let access = self.storage_access.borrow().clone();
+                sessions::storage_status(&self.sessions(), &access).await
+            }
             payload @ (Payload::SessionList(_)
             | Payload::SessionCreate(_)
             | Payload::SessionGet(_)
@@ -109,7 +119,6 @@ impl<P: Platform> Worker<P> {
             | Payload::SessionDelete(_)
             | Payload::SessionListAllGrouped(_)
             | Payload::SessionDeleteByProject(_)
-            | Payload::SessionStorageStatus(_)
             | Payload::SessionExport(_)
             | Payload::SessionImport(_)) => sessions::route(&self.sessions(), payload).await,
             payload @ (Payload::LoadCustomTools(_)
@@ -165,7 +174,9 @@ impl<P: Platform> Worker<P> {
     /// step by step.
     pub async fn bootstrap(&self) -> Vec<String> {
         let p = &self.platform;
-        let mut problems = bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await;
+        let outcome = bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await;
+        *self.storage_access.borrow_mut() = outcome.storage_access;
+        let mut problems = outcome.problems;
         if let Err(problem) = self.integrations.origin_rules.sync(p).await {
             problems.push(problem);
         }

@@ -278,7 +278,10 @@
   }
 
   const STALE_REASONS = ['file', 'editor', 'document'];
-  const REFUSAL_CODES = [ERRORS.EDITOR_UNAVAILABLE, ERRORS.STALE_EDIT_PREVIEW, ERRORS.EDIT_PREVIEW_BUSY, ERRORS.INVALID_PREPARED_EDIT];
+  const REFUSAL_CODES = [
+    ERRORS.EDITOR_UNAVAILABLE, ERRORS.STALE_EDIT_PREVIEW, ERRORS.EDIT_PREVIEW_BUSY, ERRORS.INVALID_PREPARED_EDIT,
+    ERRORS.EDIT_FILE_UNKNOWN
+  ];
   const warningText = value => nonBlank(value, LIMITS.MAX_EDIT_WARNING_CHARS);
 
   // `{ok:false, code, error, staleReason?}`: the page declined and changed nothing.

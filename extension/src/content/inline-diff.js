@@ -12,13 +12,35 @@
  * ownedByOther}; the main-world runtime (main.js) creates one overlay and
  * passes the editor lookups it owns: findEditorView(), editorToken(view) and
  * showsOtherFile(label).
+ *
+ * Characters a reviewer cannot see (zero-width, soft hyphen, tag characters)
+ * and bidirectional controls, the list protocol::invisible_chars generates
+ * into INVISIBLE_CHARS, are never handed to the text renderer: each is drawn
+ * as a bordered `U+202E` mark with an accessible name, so a proposal cannot
+ * hide text or reorder what the reviewer reads. Every built-in comes from
+ * builtins.js (captured at document_start), so a page script that replaces
+ * one later cannot change what is drawn.
  */
 (function (root) {
   'use strict';
-  const LIMITS = root.__typstAgentProtocolConstants?.LIMITS;
-  if (!LIMITS) return;
-  const VERSION = 1;
+  const constants = root.__typstAgentProtocolConstants;
+  const builtins = root.__typstAgentBuiltins1;
+  const LIMITS = constants?.LIMITS;
+  if (!LIMITS || !builtins || !constants.INVISIBLE_CHARS) return;
+  const VERSION = 2;
   if (root.__typstAgentInlineDiff?.version === VERSION) return;
+
+  const { max, freeze, ToString, pattern, SafeMutationObserver, SafeResizeObserver } = builtins;
+  const { slice, toLowerCase, toUpperCase, trim, codePointAt, padStart } = builtins.string;
+  const { numberToString } = builtins;
+  const { push } = builtins.array;
+  const { createElement, getElementById } = builtins.document;
+  const { closest, getBoundingClientRect, setAttribute, append, replaceChildren, remove } = builtins.element;
+  const { appendChild, setText } = builtins.node;
+  const { setClassName, getComputedStyle, requestAnimationFrame, cancelAnimationFrame } = builtins;
+  const { setProperty } = builtins.style;
+  const { addEventListener, removeEventListener } = builtins.events;
+  const { observe, disconnect, observeSize, disconnectSize } = builtins.observer;
 
   // One proposal at a time is drawn on a fixed layer of our own, over the
   // editor's scroller. Nothing is added to CodeMirror's DOM or decorations,
@@ -68,6 +90,11 @@
   line-height: var(--tsa-inline-diff-line-height, ${FALLBACK_LINE_HEIGHT});
   background: linear-gradient(rgba(80, 74, 110, .6), rgba(80, 74, 110, .6)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
 }
+#${DIFF_LAYER_ID} .tsa-inline-diff-mark {
+  display: inline-block; margin: 0 1px; padding: 0 3px; border: 1px solid #f1c66d; border-radius: 3px;
+  font-size: .85em; line-height: 1.25; color: #f1c66d; white-space: nowrap; unicode-bidi: isolate;
+}
+#${DIFF_LAYER_ID} .tsa-inline-diff-mark-bidi { border-color: #ff7b72; color: #ff7b72; }
 #${DIFF_LAYER_ID} .tsa-inline-diff-notice {
   color: #f1c66d; font-style: italic;
   background: linear-gradient(rgba(241, 198, 109, .12), rgba(241, 198, 109, .12)), var(--tsa-inline-diff-background, ${FALLBACK_BACKGROUND});
@@ -75,15 +102,18 @@
 
   // The element whose box the surface covers: the editor's scroller.
   function coveredElement(view) {
-    return view.scrollDOM || view.dom?.closest?.('.cm-editor') || view.dom || view.contentDOM || null;
+    return view.scrollDOM || (view.dom && closest(view.dom, '.cm-editor')) || view.dom || view.contentDOM || null;
   }
 
+  // pattern() gives the expression its own captured `exec`.
+  const ALPHA = pattern(/^rgba?\([^)]*[,/]\s*([\d.]+)(%?)\s*\)$/);
+
   function opaque(color) {
-    const value = String(color || '').trim().toLowerCase();
+    const value = toLowerCase(trim(ToString(color || '')));
     if (!value || value === 'transparent') return false;
-    const alpha = value.match(/^rgba?\([^)]*[,/]\s*([\d.]+)(%?)\s*\)$/);
+    const alpha = ALPHA.exec(value);
     if (!alpha) return true;
-    return alpha[2] ? Number(alpha[1]) >= 99.9 : Number(alpha[1]) >= 0.999;
+    return alpha[2] ? +alpha[1] >= 99.9 : +alpha[1] >= 0.999;
   }
 
   // The colour the editor is painted on: the first opaque background from
@@ -97,37 +127,94 @@
   }
 
   function span(className, text) {
-    const element = document.createElement('span');
-    element.className = className;
-    element.textContent = text;
+    const element = createElement(document, 'span');
+    setClassName(element, className);
+    setText(element, text);
     return element;
   }
 
   function block(className, text) {
-    const element = document.createElement('div');
-    element.className = className;
-    element.textContent = text;
+    const element = createElement(document, 'div');
+    setClassName(element, className);
+    setText(element, text);
     return element;
+  }
+
+  // The kind of a code point of INVISIBLE_CHARS ('invisible', 'bidi'), or null.
+  function invisibleKind(code) {
+    const ranges = constants.INVISIBLE_CHARS;
+    for (let index = 0; index < ranges.length; index += 1) {
+      if (code < ranges[index][0]) return null;
+      if (code <= ranges[index][1]) return ranges[index][2];
+    }
+    return null;
+  }
+
+  // A mark's text: `U+` and at least four upper-case hex digits
+  // (protocol::invisible_chars::mark_text).
+  const markText = code => `U+${padStart(toUpperCase(numberToString(code, 16)), 4, '0')}`;
+
+  // `text` as text nodes and marks: every invisible or bidi character is a
+  // bordered `U+XXXX` token named for screen readers, never the character.
+  function codeCell(text) {
+    const cell = span('tsa-inline-diff-code', '');
+    let start = 0;
+    for (let index = 0; index < text.length;) {
+      const code = codePointAt(text, index);
+      const width = code > 0xffff ? 2 : 1;
+      const kind = invisibleKind(code);
+      if (kind) {
+        if (start < index) append(cell, slice(text, start, index));
+        const token = markText(code);
+        const mark = span(`tsa-inline-diff-mark tsa-inline-diff-mark-${kind}`, token);
+        setAttribute(mark, 'role', 'img');
+        setAttribute(mark, 'aria-label', `${constants.INVISIBLE_KIND_WORDS[kind]} ${token}`);
+        append(cell, mark);
+        start = index + width;
+      }
+      index += width;
+    }
+    if (start < text.length) append(cell, slice(text, start));
+    return cell;
+  }
+
+  // Removes our element `id` if the page holds one.
+  function removeById(id) {
+    const element = getElementById(document, id);
+    if (element) remove(element);
+  }
+
+  // The file label as the reviewer may read it: invisible and bidi
+  // characters as their code points (an aria-label is plain text).
+  function spokenLabel(text) {
+    let out = '';
+    for (let index = 0; index < text.length;) {
+      const code = codePointAt(text, index);
+      const width = code > 0xffff ? 2 : 1;
+      out += invisibleKind(code) ? ` ${markText(code)} ` : slice(text, index, index + width);
+      index += width;
+    }
+    return out;
   }
 
   function mountSurface(preview) {
     if (preview.layer?.isConnected) return;
-    document.getElementById(DIFF_LAYER_ID)?.remove();
-    if (!document.getElementById(DIFF_STYLE_ID)) {
-      const style = document.createElement('style');
-      style.id = DIFF_STYLE_ID;
-      style.textContent = DIFF_STYLE;
-      (document.head || document.documentElement).appendChild(style);
+    removeById(DIFF_LAYER_ID);
+    if (!getElementById(document, DIFF_STYLE_ID)) {
+      const style = createElement(document, 'style');
+      setAttribute(style, 'id', DIFF_STYLE_ID);
+      setText(style, DIFF_STYLE);
+      appendChild(document.head || document.documentElement, style);
     }
-    const layer = document.createElement('div');
-    layer.id = DIFF_LAYER_ID;
-    const surface = document.createElement('section');
-    surface.className = 'tsa-inline-diff-surface';
-    surface.tabIndex = 0;
-    surface.setAttribute('role', 'region');
-    surface.setAttribute('aria-label', `Proposed changes to ${preview.diff.fileLabel}`);
-    layer.appendChild(surface);
-    (document.body || document.documentElement).appendChild(layer);
+    const layer = createElement(document, 'div');
+    setAttribute(layer, 'id', DIFF_LAYER_ID);
+    const surface = createElement(document, 'section');
+    setClassName(surface, 'tsa-inline-diff-surface');
+    setAttribute(surface, 'tabindex', '0');
+    setAttribute(surface, 'role', 'region');
+    setAttribute(surface, 'aria-label', `Proposed changes to ${spokenLabel(preview.diff.fileLabel)}`);
+    appendChild(layer, surface);
+    appendChild(document.body || document.documentElement, layer);
     preview.layer = layer;
     preview.surface = surface;
   }
@@ -136,12 +223,13 @@
   // editor's font and background, so the proposal reads like the document.
   function placeSurface(preview) {
     const { surface, view } = preview;
-    const rect = coveredElement(view)?.getBoundingClientRect();
+    const covered = coveredElement(view);
+    const rect = covered ? getBoundingClientRect(covered) : null;
     if (rect) {
       surface.style.left = `${rect.left}px`;
       surface.style.top = `${rect.top}px`;
-      surface.style.width = `${Math.max(0, rect.width)}px`;
-      surface.style.height = `${Math.max(0, rect.height)}px`;
+      surface.style.width = `${max(0, rect.width)}px`;
+      surface.style.height = `${max(0, rect.height)}px`;
     }
     const content = view.contentDOM;
     if (content) {
@@ -152,52 +240,53 @@
       surface.style.fontWeight = font.fontWeight;
       surface.style.lineHeight = lineHeight;
       surface.style.color = font.color;
-      surface.style.setProperty('--tsa-inline-diff-line-height', lineHeight);
+      setProperty(surface.style, '--tsa-inline-diff-line-height', lineHeight);
     }
     const background = editorBackground(view.dom || content);
     surface.style.backgroundColor = background;
-    surface.style.setProperty('--tsa-inline-diff-background', background);
+    setProperty(surface.style, '--tsa-inline-diff-background', background);
   }
 
   const ROW_MARKERS = { insert: '+', delete: '\u2212', context: ' ' };
 
   function drawDiff(preview) {
     const { diff, surface } = preview;
-    const header = document.createElement('div');
-    header.className = 'tsa-inline-diff-header';
-    const stats = document.createElement('span');
-    stats.className = 'tsa-inline-diff-stats';
-    stats.append(
+    const header = block('tsa-inline-diff-header', '');
+    const stats = span('tsa-inline-diff-stats', '');
+    append(stats,
       span('tsa-inline-diff-stat-add', `+${diff.additions}`),
       span('tsa-inline-diff-stat-delete', `\u2212${diff.deletions}`)
     );
-    header.append(span('tsa-inline-diff-file', diff.fileLabel), stats);
-    const body = document.createElement('div');
-    body.className = 'tsa-inline-diff-body';
+    const file = codeCell(diff.fileLabel);
+    setClassName(file, 'tsa-inline-diff-file');
+    append(header, file, stats);
+    const body = block('tsa-inline-diff-body', '');
     let rows = 0;
     let additions = 0;
     let deletions = 0;
     let truncated = false;
-    for (const hunk of diff.hunks) {
+    const { hunks } = diff;
+    for (let hunkIndex = 0; hunkIndex < hunks.length; hunkIndex += 1) {
+      const hunk = hunks[hunkIndex];
       if (rows >= LIMITS.MAX_INLINE_DIFF_ROWS) {
         truncated = true;
         break;
       }
-      body.appendChild(block('tsa-inline-diff-hunk', `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`));
-      for (const source of hunk.rows) {
+      appendChild(body, block('tsa-inline-diff-hunk', `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`));
+      for (let rowIndex = 0; rowIndex < hunk.rows.length; rowIndex += 1) {
+        const source = hunk.rows[rowIndex];
         if (rows >= LIMITS.MAX_INLINE_DIFF_ROWS) {
           truncated = true;
           break;
         }
-        const row = document.createElement('div');
-        row.className = `tsa-inline-diff-row tsa-inline-diff-${source.kind}`;
-        row.append(
-          span('tsa-inline-diff-line-number', source.oldLine == null ? '' : String(source.oldLine)),
-          span('tsa-inline-diff-line-number', source.newLine == null ? '' : String(source.newLine)),
+        const row = block(`tsa-inline-diff-row tsa-inline-diff-${source.kind}`, '');
+        append(row,
+          span('tsa-inline-diff-line-number', source.oldLine == null ? '' : ToString(source.oldLine)),
+          span('tsa-inline-diff-line-number', source.newLine == null ? '' : ToString(source.newLine)),
           span('tsa-inline-diff-marker', ROW_MARKERS[source.kind] || ' '),
-          span('tsa-inline-diff-code', source.text)
+          codeCell(source.text)
         );
-        body.appendChild(row);
+        appendChild(body, row);
         rows += 1;
         if (source.kind === 'insert') additions += 1;
         if (source.kind === 'delete') deletions += 1;
@@ -205,10 +294,10 @@
       if (truncated) break;
     }
     if (truncated) {
-      body.appendChild(block('tsa-inline-diff-notice',
+      appendChild(body, block('tsa-inline-diff-notice',
         `Only the first ${LIMITS.MAX_INLINE_DIFF_ROWS} rows are drawn here. The side panel shows the whole proposal.`));
     }
-    surface.replaceChildren(header, body);
+    replaceChildren(surface, header, body);
     return { shown: additions + deletions > 0, additions, deletions, truncated };
   }
 
@@ -217,25 +306,25 @@
   function watch(preview, schedule) {
     const listen = (target, type, options) => {
       if (!target) return;
-      target.addEventListener(type, schedule, options);
-      preview.cleanups.push(() => target.removeEventListener(type, schedule, options));
+      addEventListener(target, type, schedule, options);
+      push(preview.cleanups, () => removeEventListener(target, type, schedule, options));
     };
     const covered = coveredElement(preview.view);
     listen(window, 'resize', { passive: true });
     listen(window, 'scroll', { passive: true, capture: true });
     listen(covered, 'scroll', { passive: true });
     if (preview.view.contentDOM) {
-      const mutations = new MutationObserver(() => {
+      const mutations = new SafeMutationObserver(() => {
         preview.checkFile = true;
         schedule();
       });
-      mutations.observe(preview.view.contentDOM, { childList: true, subtree: true, characterData: true });
-      preview.cleanups.push(() => mutations.disconnect());
+      observe(mutations, preview.view.contentDOM, { childList: true, subtree: true, characterData: true });
+      push(preview.cleanups, () => disconnect(mutations));
     }
-    if (covered && typeof ResizeObserver === 'function') {
-      const sizes = new ResizeObserver(schedule);
-      sizes.observe(covered);
-      preview.cleanups.push(() => sizes.disconnect());
+    if (covered && SafeResizeObserver) {
+      const sizes = new SafeResizeObserver(schedule);
+      observeSize(sizes, covered);
+      push(preview.cleanups, () => disconnectSize(sizes));
     }
   }
 
@@ -262,7 +351,7 @@
       if (preview.stale || previewIsStale(preview)) {
         if (!preview.stale) {
           preview.stale = true;
-          preview.surface.replaceChildren(block('tsa-inline-diff-notice',
+          replaceChildren(preview.surface, block('tsa-inline-diff-notice',
             'The editor changed after this proposal was drawn, so it no longer applies. Reject it and ask the agent to prepare it again.'));
         }
         return preview.status;
@@ -292,13 +381,13 @@
         return { ok: true, cleared: false };
       }
       activePreview = null;
-      for (const cleanup of preview.cleanups) {
-        try { cleanup(); } catch { /* the page is tearing the target down */ }
+      for (let index = 0; index < preview.cleanups.length; index += 1) {
+        try { preview.cleanups[index](); } catch { /* the page is tearing the target down */ }
       }
       if (preview.frame != null) cancelAnimationFrame(preview.frame);
-      preview.layer?.remove();
-      document.getElementById(DIFF_LAYER_ID)?.remove();
-      document.getElementById(DIFF_STYLE_ID)?.remove();
+      if (preview.layer) remove(preview.layer);
+      removeById(DIFF_LAYER_ID);
+      removeById(DIFF_STYLE_ID);
       return { ok: true, cleared: true };
     }
 
@@ -324,8 +413,8 @@
     // Whether another run or tool call owns the overlay.
     const ownedByOther = (runId, callId) => activePreview != null && (activePreview.runId !== runId || activePreview.callId !== callId);
 
-    return Object.freeze({ show, clear, ownedByOther });
+    return freeze({ show, clear, ownedByOther });
   }
 
-  root.__typstAgentInlineDiff = Object.freeze({ version: VERSION, create });
+  root.__typstAgentInlineDiff = freeze({ version: VERSION, create });
 })(globalThis);

@@ -8,15 +8,21 @@
  * no decisions the worker can make; the worker interprets the answers in Rust.
  * It loads last of the main-world files: the bounds and codes come from
  * protocol-constants.js, the page facts from workspace.js and diagnostics.js,
- * the drawing of a proposed edit from inline-diff.js, and the "Add to agent"
+ * the checks of a prepared edit from edit-guard.js, the drawing of a
+ * proposed edit from inline-diff.js, and the "Add to agent"
  * buttons from quick-attach.js (started here with this file's readers).
+ *
+ * It runs in the main world, where typst.app's own scripts run too, so every
+ * built-in it calls comes from builtins.js, captured before they ran.
  */
 (function () {
   'use strict';
+  const builtins = globalThis.__typstAgentBuiltins1;
   const bridge = globalThis.__typstAgentBridgeProtocol;
   const constants = globalThis.__typstAgentProtocolConstants;
   const inlineDiff = globalThis.__typstAgentInlineDiff;
-  if (!bridge || !constants?.LIMITS || !inlineDiff) return;
+  const editGuard = globalThis.__typstAgentEditGuard;
+  if (!builtins || !bridge || !constants?.LIMITS || !inlineDiff || !editGuard) return;
   const RUNTIME_VERSION = 15;
   const previousRuntime = window.__typstAgentMainRuntime;
   if (previousRuntime?.version === RUNTIME_VERSION) return;
@@ -25,8 +31,31 @@
 
   const { TYPES } = bridge;
   const { LIMITS, ERRORS } = constants;
-  const bridgeNonces = new Set();
-  const cancelledRequests = new Map();
+
+  // ---------- Built-ins ----------
+
+  // Taken from builtins.js, which captured them at document_start: a page
+  // script that replaces a built-in later cannot change what this runtime
+  // does (the rules of their use are in builtins.js).
+  const {
+    own, pattern, min, max, floor, isInteger, isArray, ToString, ToNumber, SafeMap, SafeSet, SafeWeakMap,
+    randomUUID, TEXT_NODE, postMessage: postToWindow, setTimeout: later, clearTimeout: cancelLater
+  } = builtins;
+  const { slice, padStart, indexOf, lastIndexOf, toLowerCase, trim, includes: includesText } = builtins.string;
+  const { push, join, filter, find, sort, splice, includes: arrayIncludes } = builtins.array;
+  const { get: mapGet, set: mapSet, has: mapHas, delete: mapDelete, clear: mapClear, forEach: mapForEach } = builtins.map;
+  const { has: setHas, add: setAdd } = builtins.set;
+  const { get: weakGet, set: weakSet } = builtins.weakMap;
+  const { test: regexpTest, replace: regexpReplace } = builtins.regexp;
+  const { querySelector, querySelectorAll, createElement } = builtins.document;
+  const { querySelectorAll: querySelectorAllIn, closest, getBoundingClientRect: boundingRect } = builtins.element;
+  const { getContext: getContext2d, toDataURL } = builtins.canvas;
+  const { drawImage } = builtins;
+  const { addEventListener: addListener, removeEventListener: removeListener } = builtins.events;
+  const { jsonLength, valid, envelope, validResponseData, requestId: newRequestId, PAGE_REQUESTS } = bridge;
+
+  const bridgeNonces = [];
+  const cancelledRequests = new SafeMap();
   let activeNonce = null;
 
   // ---------- CodeMirror ----------
@@ -39,7 +68,7 @@
   function findEditorView() {
     if (cachedView?.dom?.isConnected && cachedView.state && cachedView.dispatch) return cachedView;
     cachedView = null;
-    const element = document.querySelector('.cm-content') || document.querySelector('.cm-line');
+    const element = querySelector(document, '.cm-content') || querySelector(document, '.cm-line');
     let node = element && (element.cmView || element.cmTile);
     for (let depth = 0; node && depth < 64; depth += 1) {
       const view = node.editorView || node.view;
@@ -54,13 +83,13 @@
 
   // One random token per EditorView object: a replaced view (another file was
   // opened) gets a new token, so a prepared edit can tell it is stale.
-  const editorTokens = new WeakMap();
+  const editorTokens = new SafeWeakMap();
 
   function editorToken(view) {
-    let token = editorTokens.get(view);
+    let token = weakGet(editorTokens, view);
     if (!token) {
-      token = crypto.randomUUID();
-      editorTokens.set(view, token);
+      token = randomUUID();
+      weakSet(editorTokens, view, token);
     }
     return token;
   }
@@ -73,51 +102,51 @@
     try {
       const workspace = extract(document, { includeProjectTree });
       if (workspace == null) return null;
-      if (bridge.jsonLength(workspace) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS) return workspace;
+      if (jsonLength(workspace) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS) return workspace;
       return { error: 'Workspace metadata was omitted because it exceeded the bridge limit.' };
     } catch (error) {
-      return { error: String(error?.message || error).slice(0, LIMITS.MAX_WORKSPACE_ERROR_CHARS) };
+      return { error: slice(ToString(error?.message || error), 0, LIMITS.MAX_WORKSPACE_ERROR_CHARS) };
     }
   }
 
   // ---------- PAGE_GET_CONTEXT ----------
 
-  const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+  const clamp = (value, low, high) => min(max(value, low), high);
 
   // Lines `first..last` as "<number padded to the widest line number>|<text>",
   // joined by "\n", stopping before `maxChars` would be exceeded. A first line
   // that alone is too long is cut to `maxChars`.
   function numberedLines(doc, first, last, maxChars) {
-    const width = String(doc.lines).length;
+    const width = ToString(doc.lines).length;
     const lines = [];
     let used = 0;
     let lastShown = first - 1;
     let truncated = false;
     for (let number = first; number <= last; number += 1) {
-      const line = `${String(number).padStart(width, ' ')}|${doc.line(number).text}`;
+      const line = `${padStart(ToString(number), width, ' ')}|${doc.line(number).text}`;
       const separator = lines.length ? 1 : 0;
       if (used + separator + line.length > maxChars) {
         if (!lines.length) {
-          lines.push(line.slice(0, maxChars));
+          push(lines, slice(line, 0, maxChars));
           lastShown = number;
         }
         truncated = true;
         break;
       }
-      lines.push(line);
+      push(lines, line);
       used += separator + line.length;
       lastShown = number;
     }
     return {
-      text: lines.join('\n'),
-      endLine: Math.max(first, lastShown),
+      text: join(lines, '\n'),
+      endLine: max(first, lastShown),
       truncated,
       nextStartLine: truncated && lastShown < last ? lastShown + 1 : null
     };
   }
 
   function getContext(options) {
-    const projection = options.projection || 'full';
+    const projection = own(options, 'projection') || 'full';
     const workspace = readWorkspace(projection === 'identity');
     if (projection === 'identity') return { workspace };
     const view = findEditorView();
@@ -130,7 +159,7 @@
       cursorPos: selection.head,
       cursorLine: headLine.number,
       cursorColumn: selection.head - headLine.from + 1,
-      selectedText: state.sliceDoc(selection.from, Math.min(selection.to, selection.from + LIMITS.MAX_PAGE_SELECTION_CHARS)),
+      selectedText: state.sliceDoc(selection.from, min(selection.to, selection.from + LIMITS.MAX_PAGE_SELECTION_CHARS)),
       selectionTruncated: selection.to - selection.from > LIMITS.MAX_PAGE_SELECTION_CHARS,
       selectionFrom: selection.from,
       selectionTo: selection.to,
@@ -140,9 +169,9 @@
       workspace
     };
     if (projection === 'numbered') {
-      const startLine = clamp(options.startLine || 1, 1, doc.lines);
-      const endLine = clamp(options.endLine || doc.lines, startLine, doc.lines);
-      const maxChars = clamp(options.maxChars || LIMITS.DEFAULT_READ_DOC_CHARS, 1, LIMITS.MAX_CONTEXT_REQUEST_CHARS);
+      const startLine = clamp(own(options, 'startLine') || 1, 1, doc.lines);
+      const endLine = clamp(own(options, 'endLine') || doc.lines, startLine, doc.lines);
+      const maxChars = clamp(own(options, 'maxChars') || LIMITS.DEFAULT_READ_DOC_CHARS, 1, LIMITS.MAX_CONTEXT_REQUEST_CHARS);
       const range = numberedLines(doc, startLine, endLine, maxChars);
       const answer = { ...common, numberedDocument: range.text, startLine, endLine: range.endLine, truncated: range.truncated };
       if (range.nextStartLine != null) answer.nextStartLine = range.nextStartLine;
@@ -157,7 +186,7 @@
     }
     return {
       ...common,
-      fullText: state.sliceDoc(0, Math.min(doc.length, LIMITS.MAX_PAGE_DOCUMENT_CHARS)),
+      fullText: state.sliceDoc(0, min(doc.length, LIMITS.MAX_PAGE_DOCUMENT_CHARS)),
       truncated: doc.length > LIMITS.MAX_PAGE_DOCUMENT_CHARS
     };
   }
@@ -170,22 +199,33 @@
     return !(rect.bottom < 0 || rect.top > height || rect.right < 0 || rect.left > width);
   }
 
+  const IMAGE_EXTENSION = pattern(/\.(png|jpe?g|gif|webp|svg)$/i);
+  const PREVIEW_ALT = pattern(/image preview|preview/i);
+  const IMAGE_FORMAT = pattern(/^(PNG|JPEG|JPG|GIF|WebP|SVG)/i);
+
+  // The last segment of a path with `/` or `\` separators.
+  function basenameOf(path) {
+    return slice(path, max(lastIndexOf(path, '/'), lastIndexOf(path, '\\')) + 1);
+  }
+
   // The largest visible image outside the editor, preferring one that names
   // the opened asset, then one labelled as a preview.
   function dominantImage(workspace) {
-    const detailPath = String(workspace?.detail_path || '');
-    const basename = detailPath.split(/[/\\]/).pop().toLowerCase();
-    const stem = basename.replace(/\.(png|jpe?g|gif|webp|svg)$/i, '');
+    const detailPath = ToString(workspace?.detail_path || '');
+    const basename = toLowerCase(basenameOf(detailPath));
+    const stem = regexpReplace(IMAGE_EXTENSION, basename, '');
     let best = null;
-    for (const image of document.querySelectorAll('img')) {
-      if (image.closest('.cm-editor')) continue;
-      const rect = image.getBoundingClientRect();
+    const images = querySelectorAll(document, 'img');
+    for (let index = 0; index < images.length; index += 1) {
+      const image = images[index];
+      if (closest(image, '.cm-editor')) continue;
+      const rect = boundingRect(image);
       const area = rect.width * rect.height;
       if (rect.width < 40 || rect.height < 40 || area < 12000 || !intersectsViewport(rect)) continue;
       let score = area;
-      const described = `${image.currentSrc || image.src || ''} ${image.alt || ''}`.toLowerCase();
-      if (basename && (described.includes(basename) || described.includes(stem))) score += 1e15;
-      if (/image preview|preview/i.test(image.alt || '')) score += 1e12;
+      const described = toLowerCase(`${image.currentSrc || image.src || ''} ${image.alt || ''}`);
+      if (basename && (includesText(described, basename) || includesText(described, stem))) score += 1e15;
+      if (regexpTest(PREVIEW_ALT, image.alt || '')) score += 1e12;
       if (!best || score > best.score) best = { image, score };
     }
     return best?.image || null;
@@ -195,22 +235,23 @@
   function isAssetImage(image, workspace) {
     if (!image) return false;
     if (workspace?.preview_kind === 'binary_image_asset') return true;
-    if (/^(PNG|JPEG|JPG|GIF|WebP|SVG)/i.test(String(workspace?.detail_format || '').trim())) return true;
-    return /image preview|preview/i.test(image.alt || '');
+    if (regexpTest(IMAGE_FORMAT, trim(ToString(workspace?.detail_format || '')))) return true;
+    return regexpTest(PREVIEW_ALT, image.alt || '');
   }
 
   // Draws the source onto a canvas no larger than 2048 px per side and encodes
   // WebP at falling qualities, shrinking until the data URL fits the bridge.
   function rasterize(source, width, height) {
     try {
-      let scale = Math.min(1, 2048 / Math.max(width, height));
+      let scale = min(1, 2048 / max(width, height));
+      const qualities = [0.9, 0.78, 0.64];
       for (let attempt = 0; attempt < 7; attempt += 1) {
-        const canvas = document.createElement('canvas');
-        canvas.width = Math.max(1, Math.floor(width * scale));
-        canvas.height = Math.max(1, Math.floor(height * scale));
-        canvas.getContext('2d').drawImage(source, 0, 0, width, height, 0, 0, canvas.width, canvas.height);
-        for (const quality of [0.9, 0.78, 0.64]) {
-          const dataUrl = canvas.toDataURL('image/webp', quality);
+        const canvas = createElement(document, 'canvas');
+        canvas.width = max(1, floor(width * scale));
+        canvas.height = max(1, floor(height * scale));
+        drawImage(getContext2d(canvas, '2d'), source, 0, 0, width, height, 0, 0, canvas.width, canvas.height);
+        for (let index = 0; index < qualities.length; index += 1) {
+          const dataUrl = toDataURL(canvas, 'image/webp', qualities[index]);
           if (dataUrl.length <= LIMITS.MAX_PREVIEW_DATA_URL_CHARS) {
             return { dataUrl, width: canvas.width, height: canvas.height, mimeType: 'image/webp' };
           }
@@ -220,7 +261,7 @@
       return { error: 'Preview image exceeds the 2 MiB bridge limit after resizing.' };
     } catch (error) {
       // A cross-origin (tainted) source lands here with the browser's reason.
-      return { error: String(error?.message || error).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) };
+      return { error: slice(ToString(error?.message || error), 0, LIMITS.MAX_PAGE_ERROR_CHARS) };
     }
   }
 
@@ -228,23 +269,23 @@
     let width = image.naturalWidth || image.width;
     let height = image.naturalHeight || image.height;
     if (!width || !height) {
-      const rect = image.getBoundingClientRect();
-      width = Math.max(1, Math.floor(rect.width));
-      height = Math.max(1, Math.floor(rect.height));
+      const rect = boundingRect(image);
+      width = max(1, floor(rect.width));
+      height = max(1, floor(rect.height));
     }
     return rasterize(image, width, height);
   }
 
-  const rasterizeCanvas = canvas => rasterize(canvas, Math.max(1, Number(canvas.width) || 1), Math.max(1, Number(canvas.height) || 1));
+  const rasterizeCanvas = canvas => rasterize(canvas, max(1, ToNumber(canvas.width) || 1), max(1, ToNumber(canvas.height) || 1));
 
   function getPreview(options) {
-    if (options.preferTypstCanvas) {
-      const canvas = document.querySelector('canvas');
+    if (own(options, 'preferTypstCanvas')) {
+      const canvas = querySelector(document, 'canvas');
       return canvas ? rasterizeCanvas(canvas) : { error: 'No Typst render canvas found' };
     }
     const workspace = readWorkspace(false);
     const image = dominantImage(workspace);
-    if (options.preferAssetImage) {
+    if (own(options, 'preferAssetImage')) {
       if (!image) return { error: 'No large preview image found. Open an image in the preview column first.' };
       return rasterizeImage(image);
     }
@@ -252,30 +293,37 @@
       const captured = rasterizeImage(image);
       if (!captured.error) return captured;
     }
-    const canvas = document.querySelector('canvas');
+    const canvas = querySelector(document, 'canvas');
     if (!canvas) return { error: image ? 'Image raster failed and no canvas found' : 'No canvas found' };
     return rasterizeCanvas(canvas);
   }
 
   // ---------- PAGE_GET_DIAGNOSTICS ----------
 
+  // The text before the first line break.
+  function firstLine(text) {
+    const end = indexOf(text, '\n');
+    return end < 0 ? text : slice(text, 0, end);
+  }
+
   // CodeMirror's lint underlines: exact positions, but only the severity.
   function lintRanges(view) {
     const found = [];
-    const seen = new Set();
-    const marks = view.dom.querySelectorAll('.cm-lintRange, .cm-lintRange-error, .cm-lintRange-warning, .cm-lintRange-info, [class*="cm-lintRange"]');
-    for (const mark of marks) {
+    const seen = new SafeSet();
+    const marks = querySelectorAllIn(view.dom, '.cm-lintRange, .cm-lintRange-error, .cm-lintRange-warning, .cm-lintRange-info, [class*="cm-lintRange"]');
+    for (let index = 0; index < marks.length; index += 1) {
+      const mark = marks[index];
       try {
         const position = view.posAtDOM(mark);
         if (position == null) continue;
-        const className = String(mark.className);
-        const severity = className.includes('error') ? 'error' : className.includes('warning') ? 'warning' : 'info';
+        const className = ToString(mark.className);
+        const severity = includesText(className, 'error') ? 'error' : includesText(className, 'warning') ? 'warning' : 'info';
         const line = view.state.doc.lineAt(position);
         const key = `${line.number}:${severity}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const near = view.state.sliceDoc(position, Math.min(position + 40, view.state.doc.length)).split('\n')[0];
-        found.push({ severity, message: `${severity}: near "${near}"`, line: line.number, column: position - line.from + 1 });
+        if (setHas(seen, key)) continue;
+        setAdd(seen, key);
+        const near = firstLine(view.state.sliceDoc(position, min(position + 40, view.state.doc.length)));
+        push(found, { severity, message: `${severity}: near "${near}"`, line: line.number, column: position - line.from + 1 });
       } catch {
         // A mark that left the document while we read it.
       }
@@ -288,7 +336,7 @@
   function improveRows() {
     try {
       const rows = globalThis.__typstAgentImproveExtract?.(document);
-      if (Array.isArray(rows)) return rows;
+      if (isArray(rows)) return rows;
     } catch {
       // Reported as a status row below.
     }
@@ -307,23 +355,25 @@
   // same line (same severity first) and keeps its own column. Spelling rows
   // never replace a compiler underline; unpaired Improve rows follow.
   function mergeDiagnostics(ranges, rows) {
-    const byLine = new Map();
-    for (const row of rows) {
+    const byLine = new SafeMap();
+    for (let index = 0; index < rows.length; index += 1) {
+      const row = rows[index];
       if (!row || typeof row.line !== 'number') continue;
-      if (!byLine.has(row.line)) byLine.set(row.line, []);
-      byLine.get(row.line).push(row);
+      if (!mapHas(byLine, row.line)) mapSet(byLine, row.line, []);
+      push(mapGet(byLine, row.line), row);
     }
-    const used = new Set();
+    const used = new SafeSet();
     const merged = [];
-    for (const range of ranges) {
-      const candidates = (byLine.get(range.line) || []).filter(row => row.kind !== 'spelling' && !used.has(row));
-      const match = candidates.find(row => row.severity === range.severity) || candidates[0];
+    for (let index = 0; index < ranges.length; index += 1) {
+      const range = ranges[index];
+      const candidates = filter(mapGet(byLine, range.line) || [], row => row.kind !== 'spelling' && !setHas(used, row));
+      const match = find(candidates, row => row.severity === range.severity) || candidates[0];
       if (!match) {
-        merged.push(range);
+        push(merged, range);
         continue;
       }
-      used.add(match);
-      merged.push({
+      setAdd(used, match);
+      push(merged, {
         severity: match.severity || range.severity,
         message: match.message || range.message,
         line: range.line,
@@ -333,20 +383,21 @@
         suggestion: match.suggestion || null
       });
     }
-    for (const row of rows) if (!used.has(row)) merged.push(row);
-    const seen = new Set();
-    return merged
-      .filter(item => {
-        const key = `${item.line}|${item.severity}|${String(item.message || '').slice(0, 160)}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      })
-      .sort((a, b) => (a.line || 0) - (b.line || 0));
+    for (let index = 0; index < rows.length; index += 1) {
+      if (!setHas(used, rows[index])) push(merged, rows[index]);
+    }
+    const seen = new SafeSet();
+    const unique = filter(merged, item => {
+      const key = `${item.line}|${item.severity}|${slice(ToString(item.message || ''), 0, 160)}`;
+      if (setHas(seen, key)) return false;
+      setAdd(seen, key);
+      return true;
+    });
+    return sort(unique, (a, b) => (a.line || 0) - (b.line || 0));
   }
 
-  const countOrNull = value => (Number.isInteger(value) && value >= 0 ? value : null);
-  const textOrNull = (value, max) => (value == null ? null : String(value).slice(0, max));
+  const countOrNull = value => (isInteger(value) && value >= 0 ? value : null);
+  const textOrNull = (value, limit) => (value == null ? null : slice(ToString(value), 0, limit));
 
   function getDiagnostics() {
     const view = findEditorView();
@@ -355,21 +406,22 @@
     const diagnostics = [];
     // Room for the envelope around the items.
     let budget = LIMITS.MAX_PAGE_DIAGNOSTICS_CHARS - 1000;
-    for (const item of all) {
+    for (let index = 0; index < all.length; index += 1) {
+      const item = all[index];
       if (diagnostics.length >= LIMITS.MAX_PAGE_DIAGNOSTICS) break;
       const bounded = {
-        severity: String(item?.severity || 'info').slice(0, LIMITS.MAX_DIAGNOSTIC_SEVERITY_CHARS),
-        message: String(item?.message || '').slice(0, LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS),
+        severity: slice(ToString(item?.severity || 'info'), 0, LIMITS.MAX_DIAGNOSTIC_SEVERITY_CHARS),
+        message: slice(ToString(item?.message || ''), 0, LIMITS.MAX_DIAGNOSTIC_MESSAGE_CHARS),
         line: countOrNull(item?.line),
         column: countOrNull(item?.column),
-        kind: String(item?.kind || 'typst').slice(0, LIMITS.MAX_DIAGNOSTIC_KIND_CHARS),
+        kind: slice(ToString(item?.kind || 'typst'), 0, LIMITS.MAX_DIAGNOSTIC_KIND_CHARS),
         original: textOrNull(item?.original, LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS),
         suggestion: textOrNull(item?.suggestion, LIMITS.MAX_DIAGNOSTIC_TEXT_CHARS)
       };
-      const length = bridge.jsonLength(bounded);
+      const length = jsonLength(bounded);
       if (length > budget) break;
       budget -= length;
-      diagnostics.push(bounded);
+      push(diagnostics, bounded);
     }
     return { diagnostics, totalCount: all.length, truncated: diagnostics.length < all.length };
   }
@@ -378,29 +430,34 @@
 
   function largestCanvasArea() {
     let largest = 0;
-    for (const canvas of document.querySelectorAll('canvas')) {
-      largest = Math.max(largest, (canvas.width || 0) * (canvas.height || 0));
+    const canvases = querySelectorAll(document, 'canvas');
+    for (let index = 0; index < canvases.length; index += 1) {
+      largest = max(largest, (canvases[index].width || 0) * (canvases[index].height || 0));
     }
     return largest;
   }
 
   function ownText(element) {
     let text = '';
-    for (const child of element.childNodes) {
-      if (child.nodeType === Node.TEXT_NODE) text += child.textContent;
+    const children = element.childNodes;
+    for (let index = 0; index < children.length; index += 1) {
+      if (children[index].nodeType === TEXT_NODE) text += children[index].textContent;
     }
-    return text.replace(/\s+/g, ' ').trim();
+    return trim(regexpReplace(WHITESPACE_RUN, text, ' '));
   }
 
-  const IMPROVE_MARKER = /^(No\s+compiler\s+(errors?|warnings?)|No\s+spelling\s+mistakes|Misspellings|Compiler\s+(errors?|warnings?)|Improve)$/i;
+  const WHITESPACE_RUN = pattern(/\s+/g);
+  const IMPROVE_MARKER = pattern(/^(No\s+compiler\s+(errors?|warnings?)|No\s+spelling\s+mistakes|Misspellings|Compiler\s+(errors?|warnings?)|Improve)$/i);
 
   // The Improve panel shows one of its section labels in the left half.
   function improvePanelShown() {
-    const cutoff = Math.max(360, (window.innerWidth || 1200) * 0.5);
-    for (const element of document.querySelectorAll('span, div, p, h1, h2, h3, h4, button, strong, em, a, li')) {
+    const cutoff = max(360, (window.innerWidth || 1200) * 0.5);
+    const elements = querySelectorAll(document, 'span, div, p, h1, h2, h3, h4, button, strong, em, a, li');
+    for (let index = 0; index < elements.length; index += 1) {
+      const element = elements[index];
       const text = ownText(element);
-      if (!text || text.length > 40 || !IMPROVE_MARKER.test(text)) continue;
-      const rect = element.getBoundingClientRect();
+      if (!text || text.length > 40 || !regexpTest(IMPROVE_MARKER, text)) continue;
+      const rect = boundingRect(element);
       if ((rect.width > 0 || rect.height > 0) && rect.left <= cutoff) return true;
     }
     return false;
@@ -425,124 +482,38 @@
   }
 
 
-  // ---------- Guarded edits: validation ----------
+  // ---------- Guarded edits: validation (edit-guard.js) ----------
 
-  const DEFAULT_FILE_LABEL = 'Current Typst document';
-  const FILE_NAME = /\.[a-z0-9][a-z0-9+_-]{0,31}$/i;
-
-  // A clean project-relative file path or null, by the rules the worker
-  // applies to the same workspace hints (protocol::active_file), so the label
-  // the page compares is the label the worker computed.
-  function projectFilePath(value) {
-    if (typeof value !== 'string') return null;
-    const path = value.trim().replace(/\\/g, '/').replace(/^\.\/+/, '').replace(/^\/+/, '').replace(/\/{2,}/g, '/');
-    if (!path || path.length > LIMITS.MAX_PROJECT_PATH_CHARS || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
-    const segments = path.split('/').map(segment => segment.trim());
-    if (segments.some(segment => !segment || segment === '.' || segment === '..' || /[\0\r\n]/.test(segment))) return null;
-    return FILE_NAME.test(segments[segments.length - 1]) ? segments.join('/') : null;
-  }
-
-  // The focused file as the worker names it: the breadcrumb's file, else the
-  // focused-element hint, else the asset panel's path, else the default.
-  function liveFileLabel() {
-    try {
-      const workspace = globalThis.__typstAgentWorkspaceExtract?.(document, { includeProjectTree: false });
-      if (!workspace || typeof workspace !== 'object') return DEFAULT_FILE_LABEL;
-      const active = workspace.active_editor_file;
-      const candidates = [
-        active && typeof active === 'object' ? active.relativePath : null,
-        workspace.focused_element_file_hint,
-        workspace.detail_path
-      ];
-      for (const candidate of candidates) {
-        const path = projectFilePath(candidate);
-        if (path) return path;
-      }
-    } catch {
-      // An unreadable layout names no file.
-    }
-    return DEFAULT_FILE_LABEL;
-  }
-
-  const refuse = (code, error, staleReason) => (staleReason ? { ok: false, code, staleReason, error } : { ok: false, code, error });
-
-  // Offsets that would cut a surrogate pair in half cannot come from a
-  // correct proposal.
-  function splitsCharacter(text, offset) {
-    if (offset <= 0 || offset >= text.length) return false;
-    const before = text.charCodeAt(offset - 1);
-    const after = text.charCodeAt(offset);
-    return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
-  }
-
-  // The editor must still show exactly what the change set was computed for:
-  // the same file, the same EditorView, the same text. Checked in this order
-  // so a switched file is reported as such (the worker may wait for it).
-  function checkPreparedEdit(payload) {
-    const view = findEditorView();
-    if (!view) return { failure: refuse(ERRORS.EDITOR_UNAVAILABLE, 'No CodeMirror editor was found on the page.') };
-    const { changes } = payload;
-    if (!Array.isArray(changes) || changes.length === 0 || changes.length > LIMITS.MAX_PREPARED_CHANGES) {
-      return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `A prepared edit needs between 1 and ${LIMITS.MAX_PREPARED_CHANGES} changes.`) };
-    }
-    const expectedLabel = payload.expectedFileLabel;
-    if (expectedLabel !== DEFAULT_FILE_LABEL && liveFileLabel() !== expectedLabel) {
-      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'Another file is open in the editor than the one this change was prepared for.', 'file') };
-    }
-    if (editorToken(view) !== payload.expectedEditorToken) {
-      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The editor was replaced after this change was prepared.', 'editor') };
-    }
-    const text = view.state.doc.toString();
-    if (text !== payload.expectedText) {
-      return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The document was modified after this change was prepared.', 'document') };
-    }
-    let previousTo = 0;
-    let inserted = 0;
-    const checked = [];
-    for (let index = 0; index < changes.length; index += 1) {
-      const { from, to, insert } = changes[index];
-      const inRange = Number.isInteger(from) && Number.isInteger(to) && from >= previousTo && to >= from && to <= text.length
-        && typeof insert === 'string' && !splitsCharacter(text, from) && !splitsCharacter(text, to);
-      if (!inRange) {
-        return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `Change ${index + 1} is out of order, overlapping or outside the document.`) };
-      }
-      inserted += insert.length;
-      if (inserted > LIMITS.MAX_PREPARED_INSERT_CHARS) {
-        return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, 'The prepared edit inserts more text than one edit may.') };
-      }
-      previousTo = to;
-      checked.push({ from, to, insert });
-    }
-    return { view, changes: checked };
-  }
+  const { checkPreparedEdit, showsOtherFile, refuse } = editGuard.create({ findEditorView, editorToken });
 
   // ---------- Guarded edits: the inline diff overlay (inline-diff.js) ----------
 
   const overlay = inlineDiff.create({
     findEditorView,
     editorToken,
-    showsOtherFile: label => label !== DEFAULT_FILE_LABEL && liveFileLabel() !== label
+    showsOtherFile
   });
 
   const busy = () => refuse(ERRORS.EDIT_PREVIEW_BUSY, 'Another agent edit is being reviewed in this editor.');
 
-  const boundedWarning = text => String(text).slice(0, LIMITS.MAX_EDIT_WARNING_CHARS);
+  const boundedWarning = text => slice(ToString(text), 0, LIMITS.MAX_EDIT_WARNING_CHARS);
 
   // ---------- PAGE_SHOW_EDIT_PREVIEW ----------
 
   function showEditPreview(payload, runId) {
-    if (overlay.ownedByOther(runId, payload.callId)) return busy();
+    const callId = own(payload, 'callId');
+    if (overlay.ownedByOther(runId, callId)) return busy();
     const checked = checkPreparedEdit(payload);
     if (checked.failure) return checked.failure;
-    overlay.clear(runId, payload.callId);
+    overlay.clear(runId, callId);
     const target = {
       runId,
-      callId: payload.callId,
+      callId,
       view: checked.view,
       doc: checked.view.state.doc,
-      editorToken: payload.expectedEditorToken,
-      fileLabel: payload.expectedFileLabel,
-      diff: payload.preview
+      editorToken: own(payload, 'expectedEditorToken'),
+      fileLabel: own(payload, 'expectedFileLabel'),
+      diff: own(payload, 'preview')
     };
     try {
       const status = overlay.show(target);
@@ -560,7 +531,7 @@
         ...(warning ? { warning } : {})
       };
     } catch (error) {
-      overlay.clear(runId, payload.callId);
+      overlay.clear(runId, callId);
       return { ok: true, shown: false, warning: boundedWarning(`The proposal could not be drawn over the editor: ${error?.message || error}`) };
     }
   }
@@ -570,12 +541,13 @@
   // One CodeMirror transaction with every change, in the coordinates of the
   // text that was checked, so the edit lands whole or not at all.
   function applyEdit(payload, runId) {
-    if (overlay.ownedByOther(runId, payload.callId)) return busy();
+    const callId = own(payload, 'callId');
+    if (overlay.ownedByOther(runId, callId)) return busy();
     const checked = checkPreparedEdit(payload);
     if (checked.failure) return checked.failure;
     checked.view.dispatch({ changes: checked.changes });
-    overlay.clear(runId, payload.callId);
-    return { ok: true, edits_applied: checked.changes.length, reviewed_diff: payload.reviewedDiff === true };
+    overlay.clear(runId, callId);
+    return { ok: true, edits_applied: checked.changes.length, reviewed_diff: own(payload, 'reviewedDiff') === true };
   }
 
   // ---------- Quick attach (quick-attach.js) ----------
@@ -584,8 +556,8 @@
   // QUICK_ATTACH_* message. Before the handshake there is nobody to tell.
   function postBridgeEvent(type) {
     if (!activeNonce) return;
-    window.postMessage(bridge.envelope(type, {}, {
-      requestId: bridge.requestId('page-event'),
+    postToWindow(envelope(type, {}, {
+      requestId: newRequestId('page-event'),
       nonce: activeNonce
     }), '*');
   }
@@ -610,71 +582,76 @@
     });
   }
   if (document.body) startQuickAttach();
-  else document.addEventListener('DOMContentLoaded', startQuickAttach, { once: true });
+  else addListener(document, 'DOMContentLoaded', startQuickAttach, { once: true });
 
   // ---------- Bridge ----------
 
   function postResponse(request, result, error) {
     let failure = error;
-    if (!failure && !bridge.validResponseData(request.type, result)) {
+    if (!failure && !validResponseData(request.type, result)) {
       failure = { code: ERRORS.INVALID_PAGE_RESPONSE, message: `${request.type} produced an invalid or oversized answer.` };
     }
     const payload = failure
-      ? { ok: false, error: { code: failure.code || ERRORS.PAGE_REQUEST_FAILED, message: String(failure.message || failure).slice(0, LIMITS.MAX_PAGE_ERROR_CHARS) } }
+      ? { ok: false, error: { code: failure.code || ERRORS.PAGE_REQUEST_FAILED, message: slice(ToString(failure.message || failure), 0, LIMITS.MAX_PAGE_ERROR_CHARS) } }
       : { ok: true, data: result };
-    window.postMessage(bridge.envelope(TYPES.RESPONSE, payload, {
+    postToWindow(envelope(TYPES.RESPONSE, payload, {
       requestId: request.requestId,
       runId: request.runId,
       nonce: request.nonce
     }), '*');
   }
 
+  // The newest nonces, oldest first.
   function rememberNonce(nonce) {
-    bridgeNonces.delete(nonce);
-    bridgeNonces.add(nonce);
-    while (bridgeNonces.size > constants.MAX_REMEMBERED_NONCES) {
-      bridgeNonces.delete(bridgeNonces.values().next().value);
+    for (let index = bridgeNonces.length - 1; index >= 0; index -= 1) {
+      if (bridgeNonces[index] === nonce) splice(bridgeNonces, index, 1);
+    }
+    push(bridgeNonces, nonce);
+    if (bridgeNonces.length > constants.MAX_REMEMBERED_NONCES) {
+      splice(bridgeNonces, 0, bridgeNonces.length - constants.MAX_REMEMBERED_NONCES);
     }
     activeNonce = nonce;
   }
 
   function rememberCancelled(requestId) {
-    clearTimeout(cancelledRequests.get(requestId));
-    cancelledRequests.set(requestId, setTimeout(() => cancelledRequests.delete(requestId), constants.REQUEST_TIMEOUT_MS));
+    cancelLater(mapGet(cancelledRequests, requestId));
+    mapSet(cancelledRequests, requestId, later(() => mapDelete(cancelledRequests, requestId), constants.REQUEST_TIMEOUT_MS));
   }
 
+  // No prototype: a type the page adds to Object.prototype is no handler.
   const HANDLERS = {
+    __proto__: null,
     [TYPES.PAGE_GET_PROBE]: () => getProbe(),
     [TYPES.PAGE_GET_CONTEXT]: payload => getContext(payload),
     [TYPES.PAGE_GET_DIAGNOSTICS]: () => getDiagnostics(),
     [TYPES.PAGE_GET_PREVIEW]: payload => getPreview(payload),
     [TYPES.PAGE_SHOW_EDIT_PREVIEW]: (payload, request) => ({ result: showEditPreview(payload, request.runId) }),
     [TYPES.PAGE_APPLY_EDIT]: (payload, request) => ({ result: applyEdit(payload, request.runId) }),
-    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: (payload, request) => ({ result: overlay.clear(request.runId, payload.callId) })
+    [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: (payload, request) => ({ result: overlay.clear(request.runId, own(payload, 'callId')) })
   };
 
   function handleBridgeMessage(event) {
     const request = event.data;
-    if (event.source !== window || !bridge.valid(request)) return;
+    if (event.source !== window || !valid(request)) return;
     if (request.type === TYPES.PAGE_BRIDGE_INIT) {
       if (typeof request.nonce !== 'string' || typeof request.requestId !== 'string') return;
       rememberNonce(request.nonce);
-      window.postMessage(bridge.envelope(TYPES.PAGE_BRIDGE_READY, {}, {
+      postToWindow(envelope(TYPES.PAGE_BRIDGE_READY, {}, {
         requestId: request.requestId,
         nonce: request.nonce
       }), '*');
       return;
     }
-    if (!bridgeNonces.has(request.nonce) || !bridge.PAGE_REQUESTS.has(request.type)) return;
+    if (!arrayIncludes(bridgeNonces, request.nonce) || !setHas(PAGE_REQUESTS, request.type)) return;
     if (typeof request.requestId !== 'string') return;
     if (request.type === TYPES.PAGE_CANCEL_REQUEST) {
-      rememberCancelled(request.payload.targetRequestId);
+      rememberCancelled(own(request.payload, 'targetRequestId'));
       postResponse(request, { cancelled: true });
       return;
     }
-    if (cancelledRequests.has(request.requestId)) {
-      clearTimeout(cancelledRequests.get(request.requestId));
-      cancelledRequests.delete(request.requestId);
+    if (mapHas(cancelledRequests, request.requestId)) {
+      cancelLater(mapGet(cancelledRequests, request.requestId));
+      mapDelete(cancelledRequests, request.requestId);
       postResponse(request, null, { code: ERRORS.CANCELLED, message: 'The page request was cancelled before it ran.' });
       return;
     }
@@ -690,20 +667,20 @@
     }
   }
 
-  window.addEventListener('message', handleBridgeMessage);
+  addListener(window, 'message', handleBridgeMessage);
 
   const runtime = {
     version: RUNTIME_VERSION,
     dispose() {
-      window.removeEventListener('message', handleBridgeMessage);
-      window.removeEventListener('pagehide', handlePageHide);
-      document.removeEventListener('DOMContentLoaded', startQuickAttach);
+      removeListener(window, 'message', handleBridgeMessage);
+      removeListener(window, 'pagehide', handlePageHide);
+      removeListener(document, 'DOMContentLoaded', startQuickAttach);
       quickAttach?.stop();
       quickAttach = null;
       overlay.clear();
-      for (const timer of cancelledRequests.values()) clearTimeout(timer);
-      cancelledRequests.clear();
-      bridgeNonces.clear();
+      mapForEach(cancelledRequests, timer => cancelLater(timer));
+      mapClear(cancelledRequests);
+      splice(bridgeNonces, 0, bridgeNonces.length);
       activeNonce = null;
       cachedView = null;
       if (window.__typstAgentMainRuntime === runtime) delete window.__typstAgentMainRuntime;
@@ -712,5 +689,5 @@
   };
   function handlePageHide() { runtime.dispose(); }
   window.__typstAgentMainRuntime = runtime;
-  window.addEventListener('pagehide', handlePageHide, { once: true });
+  addListener(window, 'pagehide', handlePageHide, { once: true });
 })();

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "7b65b239b81e266a") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "f9d0fe5b8800d822") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "7b65b239b81e266a",
+    REVISION: "f9d0fe5b8800d822",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -318,7 +318,8 @@
       MARKDOWN_FORBIDDEN_ATTRIBUTE: "MARKDOWN_FORBIDDEN_ATTRIBUTE",
       MARKDOWN_UNSAFE_LINK: "MARKDOWN_UNSAFE_LINK",
       PAGE_ANSWER_TOO_LARGE: "PAGE_ANSWER_TOO_LARGE",
-      PAGE_ANSWER_MALFORMED: "PAGE_ANSWER_MALFORMED"
+      PAGE_ANSWER_MALFORMED: "PAGE_ANSWER_MALFORMED",
+      EDIT_FILE_UNKNOWN: "EDIT_FILE_UNKNOWN"
     }),
     TYPES: Object.freeze({
       RESPONSE: "PROTOCOL_RESPONSE",
@@ -338,7 +339,13 @@
       PAGE_BRIDGE_READY: "PAGE_BRIDGE_READY"
     }),
     PAGE_REQUESTS: Object.freeze(["PAGE_GET_CONTEXT", "PAGE_GET_PREVIEW", "PAGE_GET_DIAGNOSTICS", "PAGE_GET_PROBE", "PAGE_CANCEL_REQUEST", "PAGE_SHOW_EDIT_PREVIEW", "PAGE_CLEAR_EDIT_PREVIEW", "PAGE_APPLY_EDIT"]),
-    MAIN_WORLD_FILES: Object.freeze(["src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/workspace.js", "src/content/diagnostics.js", "src/content/inline-diff.js", "src/content/quick-attach.js", "src/content/main.js"]),
-    PROBE_FIELDS: Object.freeze(["editor", "selection", "typstCanvas", "previewImage", "improvePanel"])
+    MAIN_WORLD_FILES: Object.freeze(["src/content/builtins.js", "src/content/protocol-constants.js", "src/content/bridge-protocol.js", "src/content/workspace.js", "src/content/diagnostics.js", "src/content/edit-guard.js", "src/content/inline-diff.js", "src/content/quick-attach.js", "src/content/main.js"]),
+    PROBE_FIELDS: Object.freeze(["editor", "selection", "typstCanvas", "previewImage", "improvePanel"]),
+    DEFAULT_FILE_LABEL: "Current Typst document",
+    INVISIBLE_CHARS: Object.freeze([Object.freeze([173, 173, "invisible"]), Object.freeze([847, 847, "invisible"]), Object.freeze([1564, 1564, "bidi"]), Object.freeze([4447, 4448, "invisible"]), Object.freeze([6068, 6069, "invisible"]), Object.freeze([6158, 6158, "invisible"]), Object.freeze([8203, 8205, "invisible"]), Object.freeze([8206, 8207, "bidi"]), Object.freeze([8234, 8238, "bidi"]), Object.freeze([8288, 8292, "invisible"]), Object.freeze([8294, 8297, "bidi"]), Object.freeze([8298, 8303, "invisible"]), Object.freeze([12644, 12644, "invisible"]), Object.freeze([65279, 65279, "invisible"]), Object.freeze([65440, 65440, "invisible"]), Object.freeze([65529, 65531, "invisible"]), Object.freeze([917505, 917505, "invisible"]), Object.freeze([917536, 917631, "invisible"])]),
+    INVISIBLE_KIND_WORDS: Object.freeze({
+      invisible: "invisible character",
+      bidi: "text direction control"
+    })
   });
 })(globalThis);

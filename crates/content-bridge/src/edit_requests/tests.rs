@@ -221,7 +221,12 @@ fn refusals_keep_their_code_and_stale_reason() {
             Some(reason)
         );
     }
-    for code in [EDITOR_UNAVAILABLE, EDIT_PREVIEW_BUSY, INVALID_PREPARED_EDIT] {
+    for code in [
+        EDITOR_UNAVAILABLE,
+        EDIT_PREVIEW_BUSY,
+        INVALID_PREPARED_EDIT,
+        EDIT_FILE_UNKNOWN,
+    ] {
         let data = json!({"result": {"ok": false, "code": code, "error": "No."}});
         let error = parse_show_answer(&show_request(), &data).err();
         assert!(matches!(&error, Some(PageEditError::Refused(r)) if r.code() == code && r.message() == "No."));

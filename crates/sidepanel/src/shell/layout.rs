@@ -450,6 +450,13 @@ fn about_dialog() -> Element {
                         ),
                 )
                 .child(
+                    el("p")
+                        .id("about-storage-access")
+                        .class("about-storage-access")
+                        .attr("role", "status")
+                        .flag("hidden", true),
+                )
+                .child(
                     el("div")
                         .class("about-resource-list")
                         .attr("aria-label", "Links")
@@ -757,6 +764,7 @@ pub(crate) fn build(app: &Element) -> Result<Element, JsValue> {
             "Restore",
         ),
         confirm_dialog("sessions-dialog", "sessions-dialog", "Delete this chat?", "Delete chat"),
+        confirm_dialog("link-dialog", "link-dialog", "Open this link?", "Open link"),
     ] {
         app.append_child(&part)?;
     }

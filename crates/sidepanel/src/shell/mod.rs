@@ -26,6 +26,7 @@ mod icons;
 mod integrations_layout;
 mod integrations_panel;
 mod layout;
+mod link_dialog;
 mod popup;
 mod recovery;
 mod registry_row;
@@ -320,6 +321,20 @@ fn open_about(trigger: Option<Element>) {
     }
     if let Some(close) = by_id("about-dialog-close") {
         dom::focus(&close);
+    }
+    spawn_local(show_storage_access());
+}
+
+/// Asks the worker whether storage could be limited to the extension's own
+/// pages and says so in the dialog when it could not (`crate::about`).
+async fn show_storage_access() {
+    let status = chrome::ask_worker(MessageType::SessionStorageStatus, json!({}), None).await;
+    let notice = status
+        .ok()
+        .and_then(|status| crate::about::storage_access_notice(&status));
+    if let Some(element) = by_id("about-storage-access") {
+        element.set_text_content(notice.as_deref());
+        dom::set_hidden(&element, notice.is_none());
     }
 }
 
@@ -730,6 +745,7 @@ async fn boot() -> Result<(), JsValue> {
     integrations_panel::wire();
     session_manager_panel::wire();
     recovery::wire();
+    link_dialog::wire();
     popup::wire();
     wire_document();
     chrome::listen(|message| {

@@ -36,6 +36,7 @@ use crate::runs::{
 use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
 use content_bridge::edit_requests::{PageEditError, PreviewOutcome, StaleReason};
 use protocol::ErrorCode;
+use protocol::active_file::is_identified_file_label;
 use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
@@ -205,6 +206,15 @@ async fn prepare<P: Platform>(
         Ok(snapshot) => snapshot,
         Err(error) => return Ok(Err(tool_failure(error.code(), error.message))),
     };
+    // A write bound to "some document" could land in another unidentified
+    // file; the page refuses it too, this spares the review of a dead end.
+    if !is_identified_file_label(&snapshot.file_label) {
+        return Ok(Err(tool_failure(
+            ErrorCode::EditFileUnknown,
+            "The document was not changed: the page does not show which file is open in the editor. Open the file \
+             from the Files sidebar so its name shows above the editor, then try again.",
+        )));
+    }
     let prepared = match prepare_editor_edit(call.name, &Value::Object(args.clone()), &snapshot) {
         Ok(prepared) => prepared,
         Err(error) => return Ok(Err(tool_failure(error.code(), error.message))),

@@ -36,6 +36,8 @@ pub(crate) struct MemoryStorage {
     /// Every `set` and `remove` call since the store was made.
     write_calls: Rc<Cell<u64>>,
     restricted: Rc<Cell<bool>>,
+    /// Like a browser without `storage.local.setAccessLevel`.
+    no_access_level: Rc<Cell<bool>>,
 }
 
 impl MemoryStorage {
@@ -94,6 +96,10 @@ impl MemoryStorage {
         }
         Ok(())
     }
+
+    pub(crate) fn lack_access_level(&self) {
+        self.no_access_level.set(true);
+    }
 }
 
 impl Storage for MemoryStorage {
@@ -121,6 +127,9 @@ impl Storage for MemoryStorage {
         Ok(values.iter().map(|(k, v)| (k.len() + v.to_string().len()) as u64).sum())
     }
     async fn restrict_to_trusted_contexts(&self) -> Result<bool, PlatformError> {
+        if self.no_access_level.get() {
+            return Ok(false);
+        }
         self.restricted.set(true);
         Ok(true)
     }

@@ -207,7 +207,11 @@ impl TypstPage {
                                "error": format!("The editor changed ({reason}) after this edit was prepared.")}))
         };
         let label = payload["expectedFileLabel"].as_str().unwrap_or_default();
-        if label != DEFAULT_FILE_LABEL && Some(label) != self.current_file() {
+        if label == DEFAULT_FILE_LABEL || self.current_file().is_none() {
+            return Err(edit_result(json!({"ok": false, "code": "EDIT_FILE_UNKNOWN",
+                                          "error": "The focused file is unknown."})));
+        }
+        if Some(label) != self.current_file() {
             return Err(stale("file"));
         }
         if payload["expectedEditorToken"] != self.token.as_str() {

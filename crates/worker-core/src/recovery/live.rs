@@ -12,6 +12,7 @@ use crate::runs::Runs;
 use crate::tabs::{is_typst_app_url, project_of_url};
 use content_bridge::PageError;
 use protocol::ErrorCode;
+use protocol::active_file::is_identified_file_label;
 use protocol::js;
 use protocol::payloads::PageApplyEdit;
 
@@ -60,6 +61,7 @@ pub(crate) struct LiveEditor {
 const PAGE_CODES: &[ErrorCode] = &[
     ErrorCode::Cancelled,
     ErrorCode::EditorUnavailable,
+    ErrorCode::EditFileUnknown,
     ErrorCode::EditPreviewBusy,
     ErrorCode::InvalidPageResponse,
     ErrorCode::InvalidPreparedEdit,
@@ -111,6 +113,28 @@ pub(crate) async fn read_live_editor<P: Platform>(
         editor_token: token,
         file_label: context.file_label(),
     })
+}
+
+/// Refuses a write back into the editor (revert, restore) unless both the
+/// record and the focused editor name a file: two unidentified files share
+/// the default label, so comparing labels would not tell them apart.
+pub(crate) fn require_identified_files(record_label: &str, live_label: &str, what: &str) -> Result<(), RequestError> {
+    if !is_identified_file_label(record_label) {
+        return Err(RequestError::new(
+            ErrorCode::EditFileUnknown,
+            format!("This {what} was saved without a known file name, so it cannot be written into the editor safely."),
+        ));
+    }
+    if !is_identified_file_label(live_label) {
+        return Err(RequestError::new(
+            ErrorCode::EditFileUnknown,
+            format!(
+                "The page does not show which file is open in the editor. Open {record_label} so its name shows \
+                 above the editor, then try the {what} again."
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// What a guarded whole-document replacement writes and how it is named.

@@ -15,13 +15,14 @@ use crate::envelope::RequestError;
 use crate::journals::{CheckpointRecord, Checkpoints, DocumentState, JournalStore};
 use crate::platform::{Clock, Platform};
 use crate::recovery::live::{
-    LiveEditor, Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, run_active_on,
+    LiveEditor, Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document,
+    require_identified_files, run_active_on,
 };
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
 use crate::sessions::SessionStore;
 use protocol::ErrorCode;
-use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, EditCheckpointStatus, PublicEditCheckpoint};
+use protocol::edit_checkpoint::{EditCheckpointStatus, PublicEditCheckpoint};
 use protocol::payloads::EditCheckpointRevert;
 use serde_json::{Value, json};
 
@@ -135,7 +136,8 @@ impl<P: Platform> Cascade<'_, P> {
         let tab_id = self.request.tab_id;
         let live: LiveEditor = read_live_editor(self.platform, tab_id, ErrorCode::EditContextUnavailable).await?;
         let meta_label = record.meta.file_label.clone();
-        if meta_label != DEFAULT_EDIT_FILE_LABEL && live.file_label != meta_label {
+        require_identified_files(&meta_label, &live.file_label, "revert")?;
+        if live.file_label != meta_label {
             return Err(RequestError::new(
                 ErrorCode::EditRevertFileMismatch,
                 format!("This revert step is for {meta_label}. Open that file in the editor and try again."),

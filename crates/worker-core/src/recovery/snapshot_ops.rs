@@ -18,7 +18,8 @@ use crate::envelope::RequestError;
 use crate::journals::{DocumentState, JournalStore, SnapshotInput, SnapshotMeta, SnapshotRecord, Snapshots};
 use crate::platform::{Clock, Platform};
 use crate::recovery::live::{
-    Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, run_active_on,
+    Replacement, check_tab_scope, confirm_replaced, read_live_editor, replace_document, require_identified_files,
+    run_active_on,
 };
 use crate::recovery_tabs::{RecoveryKind, RecoveryTabs};
 use crate::runs::Runs;
@@ -113,6 +114,13 @@ fn check_focused_file(meta: &SnapshotMeta, focused: &str) -> Result<(), RequestE
     }
 }
 
+/// The checks of a write of a snapshot into the editor (its preview shows
+/// that write): both sides name a file, and the same one.
+fn check_restorable_file(meta: &SnapshotMeta, focused: &str) -> Result<(), RequestError> {
+    require_identified_files(&meta.file_label, focused, "snapshot restore")?;
+    check_focused_file(meta, focused)
+}
+
 fn public(meta: &SnapshotMeta) -> Value {
     meta.public().to_value()
 }
@@ -165,7 +173,7 @@ pub(crate) async fn preview<P: Platform>(
     check_tab_scope(platform.tabs(), request.tab_id, &request.project_id, PROJECT_MISMATCH).await?;
     let record = load_scoped(platform, store, request).await?;
     let live = read_live_editor(platform, request.tab_id, CONTEXT_UNAVAILABLE).await?;
-    check_focused_file(&record.meta, &live.file_label)?;
+    check_restorable_file(&record.meta, &live.file_label)?;
     let saved = verified_text(&record)?;
     let base = DocumentState::of(&live.text);
     let (preview, notice) = match whole_document_edit(&live.text, saved, &record.meta.file_label) {
@@ -216,7 +224,7 @@ pub(crate) async fn restore<P: Platform>(
     let saved = verified_text(&record)?;
     let live = read_live_editor(platform, request.tab_id, CONTEXT_UNAVAILABLE).await?;
     let meta = &record.meta;
-    check_focused_file(meta, &live.file_label)?;
+    check_restorable_file(meta, &live.file_label)?;
     check_reviewed_base(restore, &live.text)?;
     if saved == live.text {
         return Ok(json!({

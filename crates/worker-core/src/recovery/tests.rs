@@ -9,6 +9,7 @@ use crate::platform::Platform;
 use crate::recovery_tabs::RecoveryKind;
 use crate::runs::RunIdentity;
 use crate::worker::Worker;
+use protocol::active_file::DEFAULT_ACTIVE_FILE_LABEL;
 use protocol::constants::storage_keys;
 use protocol::document_snapshot::SnapshotKind;
 use protocol::js;
@@ -288,6 +289,39 @@ fn a_revert_checks_the_focused_file_and_the_stored_copy() {
         error_code(&revert(&worker, "edit-unknown")),
         "EDIT_CHECKPOINT_NOT_FOUND"
     );
+}
+
+#[test]
+fn a_revert_needs_a_known_file_on_both_sides() {
+    let worker = worker_with("= Before");
+    response_edit(&worker, "edit-1", "s", "= After");
+    // The page names no file: the label would be the default on any file.
+    page(&worker).file = None;
+    assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_FILE_UNKNOWN");
+    assert!(applied(&worker).is_empty());
+    assert_eq!(page(&worker).doc, "= After");
+    assert_eq!(status_of(&worker, "edit-1").as_deref(), Some("applied"));
+}
+
+#[test]
+fn a_revert_of_a_checkpoint_saved_without_a_file_name_is_refused() {
+    let worker = worker_with("= Before");
+    let staged = block_on(checkpoints(&worker).stage(StageInput {
+        id: "edit-1".into(),
+        project_id: "p".into(),
+        session_id: "s".into(),
+        run_id: "run-edit-1".into(),
+        call_id: "call-1".into(),
+        file_label: String::new(),
+        before_text: "= Before".into(),
+        pending_after: DocumentState::of("= After"),
+    }));
+    assert!(staged.is_ok());
+    page(&worker).doc = "= After".into();
+    assert!(block_on(checkpoints(&worker).commit("edit-1")).is_ok());
+    assert_eq!(error_code(&revert(&worker, "edit-1")), "EDIT_FILE_UNKNOWN");
+    assert!(applied(&worker).is_empty());
+    assert_eq!(page(&worker).doc, "= After");
 }
 
 #[test]
@@ -769,6 +803,31 @@ fn a_stale_editor_refuses_the_restore_and_keeps_the_rescue_copy() {
     assert_eq!(page(&worker).doc, "= Current work");
     let list = block_on(snapshots(&worker).list_for_file("p", "main.typ", "s")).expect("listed");
     assert!(list.iter().any(|s| s.kind == SnapshotKind::Rescue));
+}
+
+#[test]
+fn a_snapshot_of_an_unidentified_file_is_never_restored_into_another() {
+    let worker = worker_with("= Other unnamed file");
+    let id = automatic_snapshot(&worker, "s", DEFAULT_ACTIVE_FILE_LABEL, "= Saved from an unnamed file");
+    page(&worker).file = None;
+    let preview = send(&worker, "DOCUMENT_SNAPSHOT_PREVIEW", target(&id));
+    assert_eq!(error_code(&preview), "EDIT_FILE_UNKNOWN", "{preview}");
+    let restore = send(
+        &worker,
+        "DOCUMENT_SNAPSHOT_RESTORE",
+        with_base(target(&id), "= Other unnamed file"),
+    );
+    assert_eq!(error_code(&restore), "EDIT_FILE_UNKNOWN", "{restore}");
+    // A named snapshot is not restored into an unnamed editor either.
+    let named = automatic_snapshot(&worker, "s", "main.typ", "= Saved");
+    let answer = send(
+        &worker,
+        "DOCUMENT_SNAPSHOT_RESTORE",
+        with_base(target(&named), "= Other unnamed file"),
+    );
+    assert_eq!(error_code(&answer), "EDIT_FILE_UNKNOWN", "{answer}");
+    assert!(applied(&worker).is_empty());
+    assert_eq!(page(&worker).doc, "= Other unnamed file");
 }
 
 #[test]

@@ -42,5 +42,5 @@ mod store;
 mod tests;
 mod transfer;
 
-pub(crate) use routes::route;
+pub(crate) use routes::{route, storage_status};
 pub(crate) use store::{SessionStore, Sessions};

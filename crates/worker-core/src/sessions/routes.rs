@@ -4,6 +4,7 @@
 //! unknown or mistyped field with its code, before anything is read or
 //! written.
 
+use crate::bootstrap::StorageAccess;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Storage};
 use crate::sessions::repository::SessionChanges;
@@ -24,6 +25,20 @@ fn action_of(payload: &Payload) -> Option<StorageAction> {
         Payload::SessionImport(_) => StorageAction::ImportChats,
         _ => return None,
     })
+}
+
+/// `SESSION_STORAGE_STATUS`: the chats' storage use, and `storageAccess`,
+/// whether the start-up sequence could limit storage to the extension's
+/// own pages ([`StorageAccess`]).
+pub(crate) async fn storage_status<S: Storage, C: Clock>(
+    sessions: &Sessions<'_, S, C>,
+    access: &StorageAccess,
+) -> Result<Value, RequestError> {
+    let mut status = sessions.storage_status().await.map_err(RequestError::from)?;
+    if let Value::Object(fields) = &mut status {
+        fields.insert("storageAccess".to_owned(), access.to_value());
+    }
+    Ok(status)
 }
 
 /// Answers one chat request.
@@ -54,7 +69,6 @@ pub(crate) async fn route<S: Storage, C: Clock>(
         Payload::SessionDelete(session) => sessions.delete(&session.session_id).await,
         Payload::SessionListAllGrouped(_) => sessions.list_all_grouped().await.map(Value::from),
         Payload::SessionDeleteByProject(project) => sessions.delete_by_project(&project.project_id).await,
-        Payload::SessionStorageStatus(_) => sessions.storage_status().await,
         Payload::SessionExport(_) => sessions.export().await,
         Payload::SessionImport(import) => match import.data() {
             Some(data) => sessions.import(data).await,
@@ -79,6 +93,30 @@ mod tests {
     use crate::sessions::repository::TranscriptOutcome;
     use crate::worker::Worker;
     use serde_json::{Value, json};
+
+    #[test]
+    fn the_storage_status_says_whether_storage_is_limited_to_trusted_pages() {
+        let status =
+            |worker: &Worker<FakePlatform>| data(worker, "SESSION_STORAGE_STATUS", json!({}))["storageAccess"].clone();
+        let worker: Worker<FakePlatform> = Worker::new(FakePlatform::default(), crate::fakes::VERSION);
+        assert_eq!(
+            status(&worker),
+            json!({"state": "pending"}),
+            "before the start-up sequence"
+        );
+        block_on(worker.bootstrap());
+        assert_eq!(status(&worker), json!({"state": "trusted-contexts"}));
+
+        let old: Worker<FakePlatform> = Worker::new(FakePlatform::default(), crate::fakes::VERSION);
+        old.platform.browser.storage.lack_access_level();
+        block_on(old.bootstrap());
+        assert_eq!(
+            status(&old),
+            json!({"state": "unsupported",
+                   "reason": "This browser does not offer chrome.storage.local.setAccessLevel."})
+        );
+        assert_eq!(data(&old, "SESSION_STORAGE_STATUS", json!({}))["warning"], json!(false));
+    }
 
     #[test]
     fn chat_requests_round_trip_through_the_router() {

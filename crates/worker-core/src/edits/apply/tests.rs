@@ -439,6 +439,37 @@ fn auto_approve_applies_without_a_review() {
 }
 
 #[test]
+fn a_page_that_names_no_file_gets_no_write_in_either_mode() {
+    for mode in ["ask", "auto"] {
+        let mut h = harness();
+        h.editor().file = None;
+        h.script(
+            "run-1",
+            vec![
+                calls(&[(
+                    "e1",
+                    "replace_lines",
+                    json!({"start_line": 5, "end_line": 5, "new_content": "More text."}),
+                )]),
+                text("Could not."),
+            ],
+        );
+        let run = h.start_in("run-1", "s1", mode);
+        assert_eq!(run.data()["ok"], true);
+        let result = h.result("run-1", "e1");
+        assert_eq!(result["code"], "EDIT_FILE_UNKNOWN", "{mode}: {result}");
+        assert!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty(), "{mode}");
+        assert!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").is_empty(), "{mode}");
+        assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty(), "{mode}");
+        assert!(
+            h.checkpoints().is_empty(),
+            "{mode}: no checkpoint for a write that never happened"
+        );
+        assert_eq!(h.editor().doc, DOC);
+    }
+}
+
+#[test]
 fn a_document_over_the_edit_limit_is_refused_at_once_without_a_banner() {
     let mut h = harness();
     h.editor().doc = format!("{}\n", "x".repeat(1_100_000));
