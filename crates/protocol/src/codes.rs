@@ -656,6 +656,15 @@ wire_codes! {
         MarkdownForbiddenAttribute = "MARKDOWN_FORBIDDEN_ATTRIBUTE",
         /// The rendered HTML holds a link outside `https:`/`mailto:`.
         MarkdownUnsafeLink = "MARKDOWN_UNSAFE_LINK",
+        // Who may send what (`sender_policy`): refusals decided from the browser's
+        // `sender` before a payload is read, and runs that must use stored state.
+        /// The message's sender may not send this type (a content script, another
+        /// extension, a sub-frame, or a sender the browser did not name).
+        SenderNotAllowed = "SENDER_NOT_ALLOWED",
+        /// A run or title request carried settings, a model, custom tools or MCP
+        /// servers that differ from what is stored (the settings changed since
+        /// the panel read them).
+        RunConfigMismatch = "RUN_CONFIG_MISMATCH",
     }
 }
 

@@ -39,6 +39,7 @@ mod recovery;
 mod recovery_tabs;
 mod registries;
 mod runs;
+mod sender_gate;
 mod sessions;
 mod settings;
 mod storage;

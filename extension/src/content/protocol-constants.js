@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "9afd24c468126a09") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "cf78a3ebb7fe38d6") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "9afd24c468126a09",
+    REVISION: "cf78a3ebb7fe38d6",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -310,7 +310,9 @@
       MARKDOWN_MALFORMED: "MARKDOWN_MALFORMED",
       MARKDOWN_FORBIDDEN_ELEMENT: "MARKDOWN_FORBIDDEN_ELEMENT",
       MARKDOWN_FORBIDDEN_ATTRIBUTE: "MARKDOWN_FORBIDDEN_ATTRIBUTE",
-      MARKDOWN_UNSAFE_LINK: "MARKDOWN_UNSAFE_LINK"
+      MARKDOWN_UNSAFE_LINK: "MARKDOWN_UNSAFE_LINK",
+      SENDER_NOT_ALLOWED: "SENDER_NOT_ALLOWED",
+      RUN_CONFIG_MISMATCH: "RUN_CONFIG_MISMATCH"
     }),
     TYPES: Object.freeze({
       RESPONSE: "PROTOCOL_RESPONSE",

@@ -140,19 +140,18 @@ impl<G: Pages + 'static> Harness<G> {
 
     /// Sends a message as its own task and runs every task until all wait.
     pub(crate) fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
-        self.send_as(kind, run_id, payload, MessageSender::default())
+        let panel = super::panel_sender(super::EXTENSION_ID);
+        self.send_as(kind, run_id, payload, panel)
     }
 
     /// The typst.app tab's content script as the browser names it in
     /// `sender` (tab [`TAB`] of window 1).
     pub(crate) fn tab_sender() -> MessageSender {
-        MessageSender {
-            tab: Some(Tab {
-                id: Some(TAB),
-                window_id: Some(1),
-                url: TAB_URL.to_owned(),
-            }),
-        }
+        super::top_frame_sender(Tab {
+            id: Some(TAB),
+            window_id: Some(1),
+            url: TAB_URL.to_owned(),
+        })
     }
 
     /// [`send`](Self::send) with the browser's `sender` of the message.
