@@ -32,6 +32,7 @@
 
 mod app;
 mod attachments;
+mod broadcast_gate;
 mod chat;
 mod edit_review;
 mod history;
