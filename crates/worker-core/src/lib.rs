@@ -38,6 +38,7 @@ mod race;
 mod recovery;
 mod recovery_tabs;
 mod registries;
+mod run_config;
 mod runs;
 mod sender_gate;
 mod sessions;

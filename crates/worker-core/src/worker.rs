@@ -99,7 +99,7 @@ impl<P: Platform> Worker<P> {
             payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
                 page_client::route(p, &payload).await
             }
-            Payload::GenerateSessionTitle(request) => title::route(p.network(), p.clock(), request).await,
+            Payload::GenerateSessionTitle(request) => title::route(p.storage(), p.network(), p.clock(), request).await,
             payload @ (Payload::AiRunReserve(_)
             | Payload::AiStreamStart(_)
             | Payload::AiStreamCancel(_)
