@@ -88,10 +88,20 @@ async function diffPreview20k(h, endpoint) {
     const runId = `bench-diff-${round}`;
     const identity = { tabId: fixture.tabId, projectId, sessionId: session.id };
     await h.request('AI_RUN_RESERVE', identity, { runId });
+    // The worker runs on the stored model the start names (its copy must match).
+    const record = {
+      id: 'bench', name: 'Bench', apiBaseUrl: endpoint.baseUrl, apiKey: 'bench-key', modelId: 'bench-diff',
+      supportsVision: false, reasoningEffort: 'default',
+    };
+    await h.request('SAVE_SETTINGS', {
+      settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
+      fields: ['maxHistoryMessages', 'editorApprovalMode'],
+      modelMutation: { type: 'upsert', record },
+    });
     const finished = h.send('AI_STREAM_START', {
       ...identity, messages, attachments: {}, activeEditorFile: FIXTURE_FILE,
       settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-      modelConfig: { id: 'bench', name: 'Bench', apiBaseUrl: endpoint.baseUrl, apiKey: 'bench-key', modelId: 'bench-diff' },
+      modelConfig: record,
     }, { runId });
     // Keep the start's answer observed so a failure below is the one reported.
     finished.catch(() => {});
