@@ -667,15 +667,8 @@ pub fn handle_message(message: JsValue, sender: JsValue) -> js_sys::Promise {
             // Not JSON-compatible: answered when it names a request, so the
             // sender's channel never waits for an answer that cannot come.
             Err(error) => {
-                return match request_id {
-                    Some(id) => {
-                        let refusal = crate::envelope::RequestError::new(
-                            protocol::ErrorCode::InvalidEnvelope,
-                            format!("The message could not be read: {}", error.0),
-                        );
-                        to_js(&crate::envelope::failure(&id, None, &refusal))
-                            .map_err(|error| JsValue::from_str(&error.0))
-                    }
+                return match crate::envelope::unreadable(request_id.as_deref(), &error.0) {
+                    Some(answer) => to_js(&answer).map_err(|error| JsValue::from_str(&error.0)),
                     None => Ok(JsValue::UNDEFINED),
                 };
             }
