@@ -436,7 +436,7 @@ function largePreview(lines) {
 
 forEachBuild('panel edits: approval banners', get => {
   // The run's model answer is held open, so the run stays active while the
-  // approval events arrive. They are sent from the control page with the
+  // approval events arrive. They are sent from the service worker with the
   // run's id, exactly as the worker broadcasts them; the worker's own
   // editor-write path is covered where it lives.
   const endpoint = new ModelEndpoint();
@@ -466,7 +466,9 @@ forEachBuild('panel edits: approval banners', get => {
       const runs = await h.request('AI_RUN_STATUS', { projectId, sessionId: meta.id });
       return runs[0]?.runId;
     }, { message: 'the active run' });
-    const broadcast = (type, payload) => h.control.evaluate(
+    // Sent by the service worker itself: the panel takes broadcasts only
+    // from the worker's script (the sender policy).
+    const broadcast = async (type, payload) => (await h.worker()).evaluate(
       message => chrome.runtime.sendMessage(message).catch(() => null), { type, runId, payload });
 
     const lines = 1200;

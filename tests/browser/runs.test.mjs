@@ -52,11 +52,22 @@ async function startRun(h, { runId, tabId, projectId, sessionId, messages, model
   const identity = { tabId, projectId, sessionId };
   const reserved = await h.request('AI_RUN_RESERVE', identity, { runId });
   assert.equal(reserved.reserved, true);
+  // The worker runs on the stored settings and the stored model the start
+  // names; its copies must match them, so the model is saved first.
+  const record = {
+    id: `m-${model}`, name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model,
+    supportsVision: false, reasoningEffort: 'default',
+  };
+  await h.request('SAVE_SETTINGS', {
+    settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
+    fields: ['maxHistoryMessages', 'editorApprovalMode'],
+    modelMutation: { type: 'upsert', record },
+  });
   const answer = h.send('AI_STREAM_START', {
     ...identity,
     messages,
     settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-    modelConfig: { id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model },
+    modelConfig: record,
     attachments: {},
     activeEditorFile
   }, { runId });

@@ -665,6 +665,15 @@ wire_codes! {
         /// An editor write, revert or snapshot restore was refused because the page could not name the focused
         /// file (or the record names none), so it could land in another file than the one it was made for.
         EditFileUnknown = "EDIT_FILE_UNKNOWN",
+        // Who may send what (`sender_policy`): refusals decided from the browser's
+        // `sender` before a payload is read, and runs that must use stored state.
+        /// The message's sender may not send this type (a content script, another
+        /// extension, a sub-frame, or a sender the browser did not name).
+        SenderNotAllowed = "SENDER_NOT_ALLOWED",
+        /// A run or title request carried settings, a model, custom tools or MCP
+        /// servers that differ from what is stored (the settings changed since
+        /// the panel read them).
+        RunConfigMismatch = "RUN_CONFIG_MISMATCH",
     }
 }
 

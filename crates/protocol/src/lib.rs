@@ -39,6 +39,8 @@
 //!   storage key and bridge constant; [`page_response`]: what the page may
 //!   answer to each page request.
 //! - [`tool_schema`], [`js_regex`]: the JSON-Schema subset and tool arguments.
+//! - [`sender_policy`]: who may send each message type to the worker and to
+//!   the panel (checked before a payload is read).
 //! - [`endpoint_policy`], [`trust_policy`]: where traffic may go, MCP names
 //!   and trust fingerprints; [`registry_records`]: the custom-tool and MCP
 //!   server records and their load and save rules.
@@ -74,6 +76,7 @@ pub mod payloads;
 pub mod project_tree;
 pub mod registry_records;
 pub mod response;
+pub mod sender_policy;
 pub mod tool_schema;
 pub mod trust_policy;
 mod wire;

@@ -33,6 +33,7 @@
 mod about;
 mod app;
 mod attachments;
+mod broadcast_gate;
 mod chat;
 mod edit_review;
 mod history;

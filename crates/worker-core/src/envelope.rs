@@ -99,6 +99,19 @@ pub(crate) fn failure(request_id: &str, run_id: Option<&str>, error: &RequestErr
     response(request_id, run_id, json!({ "ok": false, "error": body }))
 }
 
+/// The answer to a message that could not be converted to JSON at all: it is
+/// still answered when it names a request (`request_id`), so the sender's
+/// channel never waits for an answer that cannot come; `None` otherwise.
+/// Only the wasm adapter converts messages.
+#[cfg(any(test, target_arch = "wasm32"))]
+pub(crate) fn unreadable(request_id: Option<&str>, reason: &str) -> Option<Value> {
+    let error = RequestError::new(
+        ErrorCode::InvalidEnvelope,
+        format!("The message could not be read: {reason}"),
+    );
+    request_id.map(|id| failure(id, None, &error))
+}
+
 /// A request envelope the worker sends (broadcasts carry a fresh requestId).
 pub(crate) fn request(message_type: MessageType, request_id: String, payload: Value) -> Value {
     json!({ "type": message_type.as_str(), "requestId": request_id, "payload": payload })
@@ -107,6 +120,23 @@ pub(crate) fn request(message_type: MessageType, request_id: String, payload: Va
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_request_is_still_answered() {
+        let answer = unreadable(Some("r-9"), "not JSON");
+        assert_eq!(
+            answer,
+            Some(
+                json!({"type": "PROTOCOL_RESPONSE", "requestId": "r-9", "payload": {"ok": false,
+                "error": {"code": "INVALID_ENVELOPE", "message": "The message could not be read: not JSON"}}})
+            )
+        );
+        assert_eq!(
+            unreadable(None, "not JSON"),
+            None,
+            "nothing to answer without a request id"
+        );
+    }
 
     #[test]
     fn accepts_a_request_and_keeps_its_ids() {

@@ -10,7 +10,6 @@
 //! panel_contract`), and the panel's tests then run against the new answers.
 
 use crate::fakes::{FakeChunk, FakeClock, FakeTypstPages, Harness, sse, text};
-use crate::platform::MessageSender;
 use serde_json::Value;
 
 const CONTRACT_PATH: &str = concat!(
@@ -27,7 +26,7 @@ fn send(harness: &mut Harness<FakeTypstPages>, request: &Value) -> Value {
     let sender = if request["fromTab"] == Value::Bool(true) {
         Harness::<FakeTypstPages>::tab_sender()
     } else {
-        MessageSender::default()
+        crate::fakes::panel_sender(crate::fakes::EXTENSION_ID)
     };
     let pending = harness.send_as(kind, run_id, request["payload"].clone(), sender);
     let answer = pending.answer().expect("answered at once");

@@ -11,7 +11,7 @@
 
 use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
-use crate::platform::{Clock, Network};
+use crate::platform::{Clock, Network, Storage};
 use crate::provider::{
     BodyError, ModelConfig, ProviderError, ProviderErrorCode, chat_request, http_error, read_bounded, send,
     strip_inline_think,
@@ -232,12 +232,18 @@ fn request_error(error: ProviderError) -> RequestError {
 }
 
 /// The `GENERATE_SESSION_TITLE {modelConfig, messages}` route: `{ok:true, title}`.
-pub(crate) async fn route<N: Network, C: Clock>(
+/// The model is the stored one the copy names by id (`run_config`), so a
+/// request cannot send the stored key to an endpoint of its choosing.
+pub(crate) async fn route<S: Storage, N: Network, C: Clock>(
+    storage: &S,
     network: &N,
     clock: &C,
     request: GenerateSessionTitle,
 ) -> Result<Value, RequestError> {
-    let model = ModelConfig::from_record(&Value::Object(request.model_config)).map_err(request_error)?;
+    let stored = crate::settings::load(storage).await?;
+    let record = crate::run_config::stored_model(Some(&request.model_config), &stored)
+        .map_err(|mismatch| RequestError::new(protocol::ErrorCode::RunConfigMismatch, mismatch.0))?;
+    let model = ModelConfig::from_record(&record).map_err(request_error)?;
     // No run owns a title request; the 20-second limit bounds it.
     let title = generate_session_title(network, clock, &model, &request.messages, &Cancellation::new())
         .await
@@ -531,13 +537,23 @@ mod tests {
                 &[r#"{"choices":[{"message":{"content":"Named"}}]}"#],
             ))
         });
+        // The route uses the stored model the copy names by id.
+        platform.browser.storage.put(
+            protocol::constants::storage_keys::SETTINGS,
+            json!({"models": [
+                {"id": "t1", "apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
+                {"id": "t2", "apiBaseUrl": "http://model.example", "apiKey": "k", "modelId": "m",
+                    "insecureTransportAcknowledged": true},
+                {"id": "t3"}
+            ]}),
+        );
         let worker = crate::worker::Worker::new(platform, crate::fakes::VERSION);
         let code = |payload: Value| crate::fakes::code(&worker, "GENERATE_SESSION_TITLE", payload);
         let ok = crate::fakes::data(
             &worker,
             "GENERATE_SESSION_TITLE",
             json!({
-                "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
+                "modelConfig": {"id": "t1", "apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [user("hello")],
             }),
         );
@@ -547,8 +563,26 @@ mod tests {
             "https://model.example/chat/completions"
         );
         assert_eq!(
-            code(json!({"modelConfig": {}, "messages": []})),
+            code(json!({"modelConfig": {"id": "t3"}, "messages": []})),
             json!("MODEL_INCOMPLETE")
+        );
+        assert_eq!(
+            code(json!({"modelConfig": {}, "messages": []})),
+            json!("RUN_CONFIG_MISMATCH"),
+            "a model that is not stored"
+        );
+        assert_eq!(
+            code(json!({
+                "modelConfig": {"id": "t1", "apiBaseUrl": "https://evil.test", "apiKey": "k", "modelId": "m"},
+                "messages": [user("x")],
+            })),
+            json!("RUN_CONFIG_MISMATCH"),
+            "the stored key never goes to the copy's endpoint"
+        );
+        assert_eq!(
+            worker.platform.network.requests().len(),
+            1,
+            "only the first title was asked for"
         );
         assert_eq!(
             code(json!({"modelConfig": {}, "messages": [], "x": 1})),
@@ -560,7 +594,7 @@ mod tests {
         );
         assert_eq!(
             code(json!({
-                "modelConfig": {"apiBaseUrl": "http://model.example", "apiKey": "k", "modelId": "m",
+                "modelConfig": {"id": "t2", "apiBaseUrl": "http://model.example", "apiKey": "k", "modelId": "m",
                     "insecureTransportAcknowledged": true},
                 "messages": [user("x")],
             })),
@@ -568,7 +602,7 @@ mod tests {
         );
         assert_eq!(
             code(json!({
-                "modelConfig": {"apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
+                "modelConfig": {"id": "t1", "apiBaseUrl": "https://model.example", "apiKey": "k", "modelId": "m"},
                 "messages": [],
             })),
             json!("TITLE_CONTEXT_EMPTY")

@@ -625,16 +625,39 @@ pub fn bootstrap() {
     spawn(bootstrap_serialized());
 }
 
-/// `runtime.onMessage`'s `sender`: only its tab matters.
+/// `runtime.onMessage`'s `sender`, the fields the sender policy reads. A
+/// sender that does not read as this shape (a field of another type) is
+/// taken as unknown, which the policy refuses everything privileged.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct ChromeSender {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    origin: Option<String>,
+    #[serde(default)]
+    frame_id: Option<i64>,
     #[serde(default)]
     tab: Option<ChromeTab>,
 }
 
+impl From<ChromeSender> for MessageSender {
+    fn from(sender: ChromeSender) -> MessageSender {
+        MessageSender {
+            id: sender.id,
+            url: sender.url,
+            origin: sender.origin,
+            frame_id: sender.frame_id,
+            tab: sender.tab.map(Tab::from),
+        }
+    }
+}
+
 /// `runtime.onMessage`: resolves with the response envelope, or `undefined`
 /// when the message is not the worker's to answer. `sender` is the browser's
-/// `MessageSender`; one that cannot be read counts as no tab.
+/// `MessageSender`; one that cannot be read counts as unknown.
 ///
 /// The answer's first step runs here, inside the listener, rather than in a
 /// later microtask: Chrome lets `chrome.sidePanel.open` through only while
@@ -645,13 +668,23 @@ struct ChromeSender {
 /// spawned task.
 #[wasm_bindgen]
 pub fn handle_message(message: JsValue, sender: JsValue) -> js_sys::Promise {
-    let sender = MessageSender {
-        tab: from_js::<ChromeSender>(sender).ok().and_then(|s| s.tab).map(Tab::from),
-    };
+    let sender = from_js::<ChromeSender>(sender)
+        .map(MessageSender::from)
+        .unwrap_or_default();
     let mut answer = Box::pin(async move {
+        let request_id = js_sys::Reflect::get(&message, &JsValue::from_str("requestId"))
+            .ok()
+            .and_then(|id| id.as_string());
         let message: Value = match from_js(message) {
             Ok(message) => message,
-            Err(_) => return Ok(JsValue::UNDEFINED),
+            // Not JSON-compatible: answered when it names a request, so the
+            // sender's channel never waits for an answer that cannot come.
+            Err(error) => {
+                return match crate::envelope::unreadable(request_id.as_deref(), &error.0) {
+                    Some(answer) => to_js(&answer).map_err(|error| JsValue::from_str(&error.0)),
+                    None => Ok(JsValue::UNDEFINED),
+                };
+            }
         };
         match worker().handle_message_from(&message, &sender).await {
             Some(response) => to_js(&response).map_err(|error| JsValue::from_str(&error.0)),

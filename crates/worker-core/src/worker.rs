@@ -1,21 +1,24 @@
 //! The worker and its single message router: one owner per message family.
 //!
 //! Every panel→worker request enters here. Messages without a string
-//! `requestId` are not for the worker and get no answer; a broken envelope
-//! with a `requestId` gets an error answer; a known type the worker does not
-//! serve gets `UNROUTED_MESSAGE`. The route below is the one map from a
+//! `requestId` are not for the worker and get no answer; a sender the type's
+//! rule does not admit (`protocol::sender_policy`) gets `SENDER_NOT_ALLOWED`
+//! before the payload is read; a broken envelope with a `requestId` gets an
+//! error answer; a known type the worker does not serve gets
+//! `UNROUTED_MESSAGE`. The route below is the one map from a
 //! message type to the module that answers it.
 
 use crate::agent;
 use crate::bootstrap::StorageAccess;
 use crate::envelope::{self, Request, RequestError};
 use crate::integrations::{self, Integrations};
-use crate::platform::{MessageSender, Platform};
+use crate::platform::{MessageSender, NetRules, Platform};
 use crate::quick_attach::{self, QuickAttachQueue};
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
 use crate::registries;
 use crate::runs::Runs;
+use crate::sender_gate::SenderGate;
 use crate::sessions::{self, SessionStore, Sessions};
 use crate::{bootstrap, page_client, settings, tabs, theme, title};
 use protocol::Payload;
@@ -41,6 +44,8 @@ pub struct Worker<P: Platform> {
     /// What the start-up sequence could set of the storage access level;
     /// `SESSION_STORAGE_STATUS` reports it (the About dialog shows it).
     pub(crate) storage_access: RefCell<StorageAccess>,
+    /// The sender checks and the refusals they made.
+    pub(crate) senders: SenderGate,
 }
 
 impl<P: Platform> Worker<P> {
@@ -56,21 +61,30 @@ impl<P: Platform> Worker<P> {
             integrations: Integrations::new(version),
             quick_attach: QuickAttachQueue::new(),
             storage_access: RefCell::new(StorageAccess::Pending),
+            senders: SenderGate::new(),
         }
     }
 
-    /// Answers one runtime message from an extension page (no sender tab);
-    /// `None` means the message is not the worker's to answer.
-    pub async fn handle_message(&self, message: &Value) -> Option<Value> {
-        self.handle_message_from(message, &MessageSender::default()).await
+    /// Answers one runtime message as if this extension's side panel sent it.
+    #[cfg(test)]
+    pub(crate) async fn handle_message(&self, message: &Value) -> Option<Value> {
+        let sender = crate::fakes::panel_sender(&self.platform.net_rules().extension_id());
+        self.handle_message_from(message, &sender).await
     }
 
     /// Answers one runtime message sent by `sender` (the browser's account
-    /// of who sent it; only quick attach reads it).
+    /// of who sent it); `None` means the message is not the worker's to
+    /// answer. The sender is checked against the type's rule before the
+    /// payload is read.
     pub async fn handle_message_from(&self, message: &Value, sender: &MessageSender) -> Option<Value> {
         let reply_id = envelope::reply_request_id(message)?;
         let run_id = message.get("runId").and_then(Value::as_str);
-        let answer = match envelope::check(message) {
+        let runtime_id = self.platform.net_rules().extension_id();
+        let answer = match self
+            .senders
+            .admit(message, sender, &runtime_id)
+            .and_then(|()| envelope::check(message))
+        {
             Ok(request) => self.route(request, sender).await,
             Err(error) => Err(error),
         };
@@ -91,7 +105,7 @@ impl<P: Platform> Worker<P> {
             payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
                 page_client::route(p, &payload).await
             }
-            Payload::GenerateSessionTitle(request) => title::route(p.network(), p.clock(), request).await,
+            Payload::GenerateSessionTitle(request) => title::route(p.storage(), p.network(), p.clock(), request).await,
             payload @ (Payload::AiRunReserve(_)
             | Payload::AiStreamStart(_)
             | Payload::AiStreamCancel(_)
@@ -108,9 +122,17 @@ impl<P: Platform> Worker<P> {
             | Payload::DocumentSnapshotDelete(_)) => {
                 recovery::route(p, &self.runs, &self.store, &self.recovery, payload).await
             }
+            // The storage status is the one status answer the panel reads
+            // that is not a run's: it also says what the start-up sequence
+            // could set of the storage access level (the About dialog shows
+            // it) and counts this worker's sender refusals.
             Payload::SessionStorageStatus(_) => {
                 let access = self.storage_access.borrow().clone();
-                sessions::storage_status(&self.sessions(), &access).await
+                let mut status = sessions::storage_status(&self.sessions(), &access).await?;
+                if let Some(fields) = status.as_object_mut() {
+                    fields.insert("senderRefusals".to_owned(), self.senders.counts());
+                }
+                Ok(status)
             }
             payload @ (Payload::SessionList(_)
             | Payload::SessionCreate(_)

@@ -6,7 +6,9 @@
  * asynchronously. So every listener is registered here, at the top level;
  * events that arrive before the module is ready wait in a queue; and
  * onMessage returns true so that sendResponse stays usable until the Rust
- * router answers. All decisions are made in Rust (crate `worker-core`); the
+ * router answers (and every such channel is answered or closed). Who may
+ * send what is decided in Rust from the browser's `sender`, which the shim
+ * passes on untouched. All decisions are made in Rust (crate `worker-core`); the
  * one call the shim makes itself is opening the side panel for a quick attach
  * that arrives while the module loads (see openPanelWhileLoading).
  */
@@ -69,14 +71,23 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
       });
       return;
     }
-    core.handle_message(message, sender).then(
-      response => { if (response !== undefined) sendResponse(response); },
-      error => sendResponse({
-        type: TYPES.RESPONSE,
-        requestId: message.requestId,
-        payload: { ok: false, error: { code: ERRORS.INTERNAL_ERROR, message: String(error?.message || error) } }
-      })
-    );
+    // Every channel kept open by `return true` is answered or closed: an
+    // answer of `undefined` (nothing for the worker to say) still calls
+    // sendResponse, which closes the channel instead of leaving the sender's
+    // promise to wait until the worker stops. A throw anywhere (a sender
+    // that cannot be read, an answer that cannot be sent) answers the error.
+    const fail = error => sendResponse({
+      type: TYPES.RESPONSE,
+      requestId: message.requestId,
+      payload: { ok: false, error: { code: ERRORS.INTERNAL_ERROR, message: String(error?.message || error) } }
+    });
+    try {
+      core.handle_message(message, sender).then(response => {
+        try { sendResponse(response); } catch (error) { fail(error); }
+      }, fail);
+    } catch (error) {
+      fail(error);
+    }
   });
   return true;
 });

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "f9d0fe5b8800d822") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "77a0267408e7d12e") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "f9d0fe5b8800d822",
+    REVISION: "77a0267408e7d12e",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -319,7 +319,9 @@
       MARKDOWN_UNSAFE_LINK: "MARKDOWN_UNSAFE_LINK",
       PAGE_ANSWER_TOO_LARGE: "PAGE_ANSWER_TOO_LARGE",
       PAGE_ANSWER_MALFORMED: "PAGE_ANSWER_MALFORMED",
-      EDIT_FILE_UNKNOWN: "EDIT_FILE_UNKNOWN"
+      EDIT_FILE_UNKNOWN: "EDIT_FILE_UNKNOWN",
+      SENDER_NOT_ALLOWED: "SENDER_NOT_ALLOWED",
+      RUN_CONFIG_MISMATCH: "RUN_CONFIG_MISMATCH"
     }),
     TYPES: Object.freeze({
       RESPONSE: "PROTOCOL_RESPONSE",

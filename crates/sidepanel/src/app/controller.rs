@@ -7,6 +7,7 @@
 use super::shell::{ComposerState, SettingsTab, Shell};
 use super::turns::Turns;
 use crate::attachments::Attachments;
+use crate::broadcast_gate::BroadcastGate;
 use crate::history::History;
 use crate::integrations::IntegrationRecord;
 use crate::quick_attach::QuickAttachInbox;
@@ -67,6 +68,9 @@ pub(crate) struct Controller<S: Shell> {
     pub(super) model_turns: Turns,
     pub(super) tool_turns: Turns,
     pub(super) server_turns: Turns,
+    /// Which runtime messages are the worker's broadcasts, and the count of
+    /// those refused.
+    pub(super) broadcasts: RefCell<BroadcastGate>,
 }
 
 pub(super) fn field_str<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
@@ -86,6 +90,7 @@ impl<S: Shell + 'static> Controller<S> {
             model_turns: Turns::default(),
             tool_turns: Turns::default(),
             server_turns: Turns::default(),
+            broadcasts: RefCell::new(BroadcastGate::default()),
         })
     }
 

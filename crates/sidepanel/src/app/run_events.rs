@@ -6,12 +6,14 @@
 
 use super::controller::Controller;
 use super::shell::Shell;
+use crate::broadcast_gate::Verdict;
 use crate::quick_attach::QuickAttachEvent;
 use crate::run_ui::{PanelRun, notice_text};
 use crate::worker_client::WorkerError;
 use protocol::MessageType;
 use protocol::messages::{ParseOptions, Payload, parse_envelope};
 use protocol::payloads::ApprovalAction;
+use protocol::sender_policy::Sender;
 use serde_json::{Value, json};
 use std::rc::Rc;
 
@@ -24,6 +26,32 @@ pub(super) enum Terminal {
 }
 
 impl<S: Shell + 'static> Controller<S> {
+    /// A `chrome.runtime` message with the browser's account of its sender:
+    /// taken only when it is the worker's broadcast (`broadcast_gate`).
+    /// Returns a warning for the console on the first refusal.
+    pub(crate) fn on_runtime_message_from(
+        self: &Rc<Self>,
+        message: &Value,
+        sender: &Sender<'_>,
+        runtime_id: &str,
+    ) -> Option<String> {
+        let verdict = self.broadcasts.borrow_mut().admit(message, sender, runtime_id);
+        match verdict {
+            Verdict::Accept => {
+                self.on_runtime_message(message);
+                None
+            }
+            Verdict::NotForPanel => None,
+            Verdict::Refused { reason, first } => first.then(|| {
+                let kind = message.get("type").and_then(Value::as_str).unwrap_or_default();
+                format!(
+                    "Typst Side Agent: ignored {kind}: {}; later ones are ignored and counted silently.",
+                    reason.explanation()
+                )
+            }),
+        }
+    }
+
     /// A `chrome.runtime` message. Invalid envelopes and other panels' run
     /// events are ignored; the panel never answers.
     pub(crate) fn on_runtime_message(self: &Rc<Self>, message: &Value) {

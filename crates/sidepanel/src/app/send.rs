@@ -7,11 +7,12 @@ use super::controller::{Controller, field_str};
 use super::shell::Shell;
 use crate::attachments::Attachments;
 use crate::run_ui::PanelRun;
+use crate::settings::Settings;
 use crate::transitions::{SendIdentity, SendToken};
 use crate::worker_client::WorkerError;
 use futures::future::LocalBoxFuture;
-use protocol::MessageType;
 use protocol::active_file::ActiveEditorFile;
+use protocol::{ErrorCode, MessageType};
 use serde_json::{Value, json};
 use std::rc::Rc;
 
@@ -338,13 +339,15 @@ impl<S: Shell + 'static> Controller<S> {
         run_id: String,
         start: LocalBoxFuture<'static, Result<Value, WorkerError>>,
     ) {
+        let mut stale_settings = false;
         let failure = match start.await {
-            Ok(outcome) if outcome.get("ok").and_then(Value::as_bool) == Some(false) => Some(
+            Ok(outcome) if outcome.get("ok").and_then(Value::as_bool) == Some(false) => Some({
+                stale_settings = field_str(&outcome, "code") == Some(ErrorCode::RunConfigMismatch.as_str());
                 field_str(&outcome, "error")
                     .or_else(|| field_str(&outcome, "message"))
                     .unwrap_or("The run failed.")
-                    .to_owned(),
-            ),
+                    .to_owned()
+            }),
             Ok(_) => None,
             Err(error) => {
                 let _ = self
@@ -365,6 +368,16 @@ impl<S: Shell + 'static> Controller<S> {
             self.fail_stream(&message);
             self.state.borrow_mut().run_ui.complete(&run);
             self.update_composer();
+        }
+        if stale_settings {
+            // The worker runs on the stored settings, which changed since
+            // this panel read them: read them again, so the next send matches.
+            if let Ok(value) = self.request(MessageType::LoadSettings, json!({})).await {
+                let settings = Settings::from_value(&value);
+                self.state.borrow_mut().settings = settings.clone();
+                self.shell.show_settings(&settings);
+                self.update_composer();
+            }
         }
     }
 

@@ -1,8 +1,11 @@
 //! The `chrome.*` and browser calls the panel makes, bound with an extern
-//! block; values cross as plain JSON objects.
+//! block; values cross as plain JSON objects. Runtime messages arrive with
+//! the browser's `sender`, read here and judged by the controller
+//! (`broadcast_gate`).
 
 use crate::app::BrowserTab;
 use crate::worker_client::{self, WorkerError};
+use protocol::sender_policy::Sender;
 use protocol::{ErrorCode, MessageType};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -13,7 +16,9 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = sendMessage, catch)]
     async fn runtime_send_message(message: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "runtime", "onMessage"], js_name = addListener)]
-    fn add_runtime_listener(listener: &Closure<dyn FnMut(JsValue) -> JsValue>);
+    fn add_runtime_listener(listener: &Closure<dyn FnMut(JsValue, JsValue) -> JsValue>);
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["chrome", "runtime"], js_name = id)]
+    static RUNTIME_ID: JsValue;
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = getManifest)]
     fn runtime_manifest() -> JsValue;
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query, catch)]
@@ -22,6 +27,8 @@ extern "C" {
     pub(crate) fn random_uuid() -> String;
     #[wasm_bindgen(js_namespace = console, js_name = error)]
     pub(crate) fn console_error(message: &str);
+    #[wasm_bindgen(js_namespace = console, js_name = warn)]
+    fn console_warn(message: &str);
 }
 
 pub(crate) fn to_js(value: &Value) -> JsValue {
@@ -88,12 +95,48 @@ pub(crate) async fn active_tab() -> Option<BrowserTab> {
     })
 }
 
-/// Calls `listener` with every runtime message. The panel never answers:
-/// the listener returns `false` so Chrome does not keep a channel open.
-pub(crate) fn listen(mut listener: impl FnMut(Value) + 'static) {
-    let closure = Closure::<dyn FnMut(JsValue) -> JsValue>::new(move |message: JsValue| {
+/// `runtime.onMessage`'s `sender`, the fields the sender policy reads; one
+/// that does not read as this shape is unknown (and refused).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ChromeSender {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    origin: Option<String>,
+    #[serde(default)]
+    frame_id: Option<i64>,
+    #[serde(default)]
+    tab: Option<ChromeTab>,
+}
+
+impl ChromeSender {
+    fn facts(&self) -> Sender<'_> {
+        Sender {
+            id: self.id.as_deref(),
+            url: self.url.as_deref(),
+            origin: self.origin.as_deref(),
+            frame_id: self.frame_id,
+            has_tab: self.tab.is_some(),
+            tab_url: self.tab.as_ref().and_then(|tab| tab.url.as_deref()),
+        }
+    }
+}
+
+/// Calls `listener` with every runtime message, its sender and this
+/// extension's id; the listener decides (by the sender policy) and may hand
+/// back one warning for the console. The panel never answers: the listener
+/// returns `false` so Chrome does not keep a channel open.
+pub(crate) fn listen(mut listener: impl FnMut(&Value, &Sender<'_>, &str) -> Option<String> + 'static) {
+    let runtime_id = RUNTIME_ID.with(JsValue::as_string).unwrap_or_default();
+    let closure = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(move |message: JsValue, sender: JsValue| {
         if let Some(value) = from_js::<Value>(message) {
-            listener(value);
+            let sender = from_js::<ChromeSender>(sender).unwrap_or_default();
+            if let Some(warning) = listener(&value, &sender.facts(), &runtime_id) {
+                console_warn(&warning);
+            }
         }
         JsValue::FALSE
     });

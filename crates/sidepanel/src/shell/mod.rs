@@ -748,10 +748,8 @@ async fn boot() -> Result<(), JsValue> {
     link_dialog::wire();
     popup::wire();
     wire_document();
-    chrome::listen(|message| {
-        if let Some(app) = app() {
-            app.on_runtime_message(&message);
-        }
+    chrome::listen(|message, sender, runtime_id| {
+        app().and_then(|app| app.on_runtime_message_from(message, sender, runtime_id))
     });
     controller.start().await;
     if let Some(root) = document.document_element() {

@@ -43,9 +43,9 @@ use crate::runs::{
     invalidate_diverged_snapshot_at_end, tool_failure,
 };
 use crate::sessions::{SessionStore, Sessions};
-use crate::settings;
 use crate::storage::StorageError;
 use crate::tools::{RegistryError, RunRegistry, ToolRegistry, execution_order, page_context};
+use crate::{run_config, settings};
 use protocol::ErrorCode;
 use protocol::active_file::ActiveEditorFile;
 use protocol::answer::ResponseStatus;
@@ -366,22 +366,21 @@ async fn learn_message_file<P: Platform>(run: &RunContext<'_, P>) -> Result<(), 
     Ok(())
 }
 
-/// The settings captured at Send (or the stored ones) and the model they
-/// name; the approval mode is taken from them, fail-closed.
+/// The stored settings and the stored model the run names (its copies must
+/// match them, `run_config`); the approval mode is taken from the stored
+/// settings, fail-closed.
 async fn run_settings<P: Platform>(
     run: &RunContext<'_, P>,
     request: &AiStreamStart,
 ) -> Result<(Value, ModelConfig), RunError> {
-    let settings = match &request.settings {
-        Some(settings) => Value::Object(settings.clone()),
-        None => settings::load(run.platform.storage()).await?,
-    };
+    let settings = settings::load(run.platform.storage()).await?;
+    let mismatch = |error: run_config::ConfigMismatch| RunError::new(ErrorCode::RunConfigMismatch, error.0);
+    if let Some(copy) = &request.settings {
+        run_config::check_settings(copy, &settings).map_err(mismatch)?;
+    }
     run.approval_mode
         .set(EditorApprovalMode::normalize(settings.get("editorApprovalMode")));
-    let record = match &request.model_config {
-        Some(record) => Value::Object(record.clone()),
-        None => settings::active_model(&settings).unwrap_or(Value::Null),
-    };
+    let record = run_config::stored_model(request.model_config.as_ref(), &settings).map_err(mismatch)?;
     let model = ModelConfig::from_record(&record)?;
     Ok((settings, model))
 }

@@ -600,6 +600,41 @@ fn stored_settings_supply_the_model_when_the_start_names_none() {
     assert_eq!(run.data(), json!({"ok": true, "runId": "run-1"}));
 }
 
+/// The start's copies of the settings and the model must be what is
+/// stored: a copy that points the stored model at another endpoint, or
+/// turns on Auto approve, is refused before anything is fetched.
+#[test]
+fn a_start_whose_copies_differ_from_the_stored_settings_is_refused() {
+    let mut h = harness();
+    let stored = json!({"id": "m1", "name": "Stored", "apiBaseUrl": "https://model.test/v1", "apiKey": "k",
+        "modelId": "run-1"});
+    h.platform().browser.storage.put(
+        "typstAgent.settings",
+        json!({"models": [stored.clone()], "activeModelId": "m1", "editorApprovalMode": "ask"}),
+    );
+    let mut elsewhere = stored.clone();
+    elsewhere["apiBaseUrl"] = json!("https://evil.test/v1");
+    for (index, (settings, model)) in [
+        (json!({}), elsewhere),
+        (json!({"editorApprovalMode": "auto"}), stored.clone()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let run_id = format!("run-{}", index + 1);
+        let session = format!("s{}", index + 1);
+        h.reserve(&run_id, &session);
+        let run = h.send(
+            "AI_STREAM_START",
+            Some(&run_id),
+            json!({"tabId": TAB, "projectId": "p1", "sessionId": session, "messages": [user("hi")],
+                "settings": settings, "modelConfig": model}),
+        );
+        assert_eq!(run.data()["code"], json!("RUN_CONFIG_MISMATCH"), "{settings}");
+    }
+    assert!(h.platform().network.requests().is_empty(), "nothing was sent anywhere");
+}
+
 #[test]
 fn the_message_file_falls_back_to_the_live_breadcrumb() {
     let mut h = harness();

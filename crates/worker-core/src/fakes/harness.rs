@@ -140,19 +140,18 @@ impl<G: Pages + 'static> Harness<G> {
 
     /// Sends a message as its own task and runs every task until all wait.
     pub(crate) fn send(&mut self, kind: &str, run_id: Option<&str>, payload: Value) -> Pending {
-        self.send_as(kind, run_id, payload, MessageSender::default())
+        let panel = super::panel_sender(super::EXTENSION_ID);
+        self.send_as(kind, run_id, payload, panel)
     }
 
     /// The typst.app tab's content script as the browser names it in
     /// `sender` (tab [`TAB`] of window 1).
     pub(crate) fn tab_sender() -> MessageSender {
-        MessageSender {
-            tab: Some(Tab {
-                id: Some(TAB),
-                window_id: Some(1),
-                url: TAB_URL.to_owned(),
-            }),
-        }
+        super::top_frame_sender(Tab {
+            id: Some(TAB),
+            window_id: Some(1),
+            url: TAB_URL.to_owned(),
+        })
     }
 
     /// [`send`](Self::send) with the browser's `sender` of the message.
@@ -230,7 +229,24 @@ impl<G: Pages + 'static> Harness<G> {
         if let (Some(target), Some(extra)) = (payload.as_object_mut(), extra.as_object()) {
             target.extend(extra.clone());
         }
+        self.store_run_config(run_id, &mut payload);
         self.send("AI_STREAM_START", Some(run_id), payload)
+    }
+
+    /// Stores the start's settings and model as the panel would have saved
+    /// them (the worker runs on what is stored and requires the copies to
+    /// match): the model gets the run's id unless the start names one.
+    fn store_run_config(&self, run_id: &str, payload: &mut Value) {
+        let Some(model) = payload.get_mut("modelConfig").and_then(Value::as_object_mut) else {
+            return;
+        };
+        model.entry("id").or_insert_with(|| json!(run_id));
+        let model = Value::Object(model.clone());
+        let mut settings = payload.get("settings").cloned().unwrap_or_else(|| json!({}));
+        settings["models"] = json!([model.clone()]);
+        settings["activeModelId"] = model["id"].clone();
+        let storage = &self.platform().browser.storage;
+        storage.put(protocol::constants::storage_keys::SETTINGS, settings);
     }
 
     /// `AI_TOOL_APPROVAL_RESOLVE`: the data of its answer.

@@ -9,6 +9,7 @@ mod model;
 mod network;
 mod pages;
 mod platform;
+mod senders;
 mod storage;
 mod typst_page;
 
@@ -21,6 +22,7 @@ pub(crate) use model::{Scripts, calls, next_reply, sse, text};
 pub(crate) use network::{FakeBody, FakeChunk, FakeNetwork, FakeReply};
 pub(crate) use pages::FakePages;
 pub(crate) use platform::FakePlatform;
+pub(crate) use senders::{content_sender, panel_sender, top_frame_sender};
 pub(crate) use storage::MemoryStorage;
 pub(crate) use typst_page::{FakeTypstPages, TypstPage, diagnostic, file_value};
 

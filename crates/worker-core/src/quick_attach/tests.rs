@@ -2,7 +2,7 @@
 //! queue keeps 30 seconds and 32 events per worker, the panel is opened in
 //! the sender's window, and a drain takes one window's events once.
 
-use crate::fakes::{FakePlatform, block_on};
+use crate::fakes::{EXTENSION_ID, FakePlatform, block_on, content_sender, panel_sender, top_frame_sender};
 use crate::platform::{MessageSender, Tab};
 use crate::worker::Worker;
 use serde_json::{Value, json};
@@ -13,14 +13,21 @@ fn worker() -> Worker<FakePlatform> {
     Worker::new(FakePlatform::default(), crate::fakes::VERSION)
 }
 
+/// The content script in the top frame of tab `id` of window `window_id`.
 fn from_tab(id: i64, window_id: i64, url: &str) -> MessageSender {
-    MessageSender {
-        tab: Some(Tab {
-            id: Some(id),
-            window_id: Some(window_id),
-            url: url.to_owned(),
-        }),
+    top_frame_sender(tab(id, Some(window_id), url))
+}
+
+fn tab(id: i64, window_id: Option<i64>, url: &str) -> Tab {
+    Tab {
+        id: Some(id),
+        window_id,
+        url: url.to_owned(),
     }
+}
+
+fn panel() -> MessageSender {
+    panel_sender(EXTENSION_ID)
 }
 
 /// The answer payload of `kind` with `payload`, sent by `sender`.
@@ -32,12 +39,7 @@ fn send(worker: &Worker<FakePlatform>, kind: &str, payload: Value, sender: &Mess
 }
 
 fn drain(worker: &Worker<FakePlatform>, window_id: u64) -> Value {
-    let answer = send(
-        worker,
-        "QUICK_ATTACH_DRAIN",
-        json!({"windowId": window_id}),
-        &MessageSender::default(),
-    );
+    let answer = send(worker, "QUICK_ATTACH_DRAIN", json!({"windowId": window_id}), &panel());
     assert_eq!(answer["ok"], json!(true), "{answer}");
     answer["data"].clone()
 }
@@ -101,28 +103,25 @@ fn the_origin_comes_from_the_sender_never_from_the_payload() {
 #[test]
 fn senders_that_are_not_typst_project_tabs_are_refused_and_nothing_happens() {
     let worker = worker();
-    let no_window = MessageSender {
-        tab: Some(Tab {
-            id: Some(4),
-            window_id: None,
-            url: PROJECT_URL.to_owned(),
-        }),
-    };
+    let no_window = top_frame_sender(tab(4, None, PROJECT_URL));
     let negative = from_tab(-1, 1, PROJECT_URL);
+    // The tab's URL hidden while the frame's is the project's: the policy
+    // admits the frame, the queue still needs the project tab.
+    let hidden_tab_url = content_sender(tab(4, Some(1), ""), PROJECT_URL, 0);
+    let sub_frame = content_sender(tab(4, Some(1), PROJECT_URL), "https://typst.app/embed", 2);
     for (sender, code) in [
-        (MessageSender::default(), "QUICK_ATTACH_SOURCE_MISSING"),
+        (MessageSender::default(), "SENDER_NOT_ALLOWED"),
+        (panel(), "SENDER_NOT_ALLOWED"),
+        (sub_frame, "SENDER_NOT_ALLOWED"),
         (no_window, "QUICK_ATTACH_SOURCE_MISSING"),
         (negative, "QUICK_ATTACH_SOURCE_MISSING"),
-        (
-            from_tab(4, 1, "https://example.test/project/p1"),
-            "INVALID_QUICK_ATTACH_SOURCE",
-        ),
+        (from_tab(4, 1, "https://example.test/project/p1"), "SENDER_NOT_ALLOWED"),
         (from_tab(4, 1, "https://typst.app/"), "INVALID_QUICK_ATTACH_SOURCE"),
         (
             from_tab(4, 1, "https://typst.app/project/"),
             "INVALID_QUICK_ATTACH_SOURCE",
         ),
-        (from_tab(4, 1, ""), "INVALID_QUICK_ATTACH_SOURCE"),
+        (hidden_tab_url, "INVALID_QUICK_ATTACH_SOURCE"),
     ] {
         let answer = send(&worker, "QUICK_ATTACH_SELECTION", json!({}), &sender);
         assert_eq!(answer["error"]["code"], json!(code), "{sender:?}");
@@ -215,11 +214,6 @@ fn at_most_32_events_are_kept_oldest_dropped_and_drains_keep_other_windows() {
 #[test]
 fn a_drain_needs_a_valid_window_id() {
     let worker = worker();
-    let answer = send(
-        &worker,
-        "QUICK_ATTACH_DRAIN",
-        json!({"windowId": -1}),
-        &MessageSender::default(),
-    );
+    let answer = send(&worker, "QUICK_ATTACH_DRAIN", json!({"windowId": -1}), &panel());
     assert_eq!(answer["error"]["code"], json!("INVALID_WINDOW_ID"));
 }

@@ -188,3 +188,52 @@ fn a_failed_drain_is_reported() {
     });
     assert!(rig.shell().saw_status("Quick attachments could not be collected: gone"));
 }
+
+/// A content script of this extension can post a broadcast-shaped quick
+/// attach (with a forged origin) to every extension page: the panel takes
+/// only the worker's, and warns once for what it ignores.
+#[test]
+fn a_broadcast_is_taken_only_from_the_worker() {
+    use protocol::sender_policy::Sender;
+    const ID: &str = "abcdefghijklmnopabcdefghijklmnop";
+    let worker = Sender {
+        id: Some(ID),
+        url: Some("chrome-extension://abcdefghijklmnopabcdefghijklmnop/src/background/service-worker.js"),
+        origin: Some("chrome-extension://abcdefghijklmnopabcdefghijklmnop"),
+        ..Sender::default()
+    };
+    let page = Sender {
+        id: Some(ID),
+        url: Some(FIXTURE_URL),
+        origin: Some("https://typst.app"),
+        frame_id: Some(0),
+        has_tab: true,
+        tab_url: Some(FIXTURE_URL),
+    };
+    let mut rig = Rig::started(FIXTURE_URL, worker_with(json!([])));
+    let reads_at_start = rig.shell().count(MessageType::GetEditorContext);
+    let first = rig
+        .app
+        .on_runtime_message_from(&event("QUICK_ATTACH_SELECTION", 7, 1, "quick-forged"), &page, ID);
+    let second =
+        rig.app
+            .on_runtime_message_from(&event("QUICK_ATTACH_IMAGE_PREVIEW", 7, 1, "quick-forged-2"), &page, ID);
+    rig.settle();
+    assert!(first.is_some_and(|warning| warning.contains("QUICK_ATTACH_SELECTION")));
+    assert_eq!(second, None, "one warning only");
+    assert!(
+        rig.shell().attachments.borrow().is_empty(),
+        "nothing forged was attached"
+    );
+    assert_eq!(
+        rig.shell().count(MessageType::GetEditorContext),
+        reads_at_start,
+        "the forged event read nothing"
+    );
+    let taken = rig
+        .app
+        .on_runtime_message_from(&event("QUICK_ATTACH_SELECTION", 7, 1, "quick-real"), &worker, ID);
+    rig.settle();
+    assert_eq!(taken, None);
+    assert_eq!(rig.shell().attachments.borrow().selections.len(), 1);
+}

@@ -135,6 +135,23 @@ fn no_model_no_text_or_a_second_send_do_nothing() {
     assert!(rig.shell().composer().send_disabled);
 }
 
+/// The worker runs on the stored settings; when the panel's copy is stale
+/// it refuses the start, and the panel reads the settings again.
+#[test]
+fn a_start_refused_for_stale_settings_reloads_them() {
+    let mut rig = Rig::started(FIXTURE_URL, default_worker());
+    let loads = rig.shell().count(MessageType::LoadSettings);
+    rig.type_and_send("hello");
+    rig.release(
+        MessageType::AiStreamStart,
+        Ok(json!({"ok": false, "code": "RUN_CONFIG_MISMATCH", "error": "The settings changed.", "runId": run_id(1)})),
+    );
+    rig.settle();
+    assert!(!rig.streaming());
+    assert_eq!(rig.shell().count(MessageType::LoadSettings), loads + 1);
+    assert!(rig.shell().saw_status("The settings changed."));
+}
+
 #[test]
 fn a_refused_or_failed_start_ends_the_bubble() {
     let mut rig = Rig::started(FIXTURE_URL, default_worker());
