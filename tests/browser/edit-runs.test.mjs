@@ -58,13 +58,13 @@ async function chat(h, projectId, text) {
   return { sessionId: session.id, messages };
 }
 
-/** Reserves and starts a run; resolves with the start's answer when the run ends. */
-async function startRun(h, { runId, tabId, projectId, sessionId, messages, model, mode }) {
-  const identity = { tabId, projectId, sessionId };
-  const reserved = await h.request('AI_RUN_RESERVE', identity, { runId });
-  assert.equal(reserved.reserved, true);
-  // The worker runs on the stored settings and the stored model the start
-  // names; its copies must match them, so the model is saved first.
+/**
+ * Saves the fixture model `model` and the approval `mode` as the worker's
+ * settings and returns the model record: the worker runs on the stored
+ * settings and the stored model a start names, and the start's copies must
+ * match them.
+ */
+async function saveRunModel(h, model, mode) {
   const record = {
     id: `m-${model}`, name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model,
     supportsVision: false, reasoningEffort: 'default',
@@ -74,6 +74,15 @@ async function startRun(h, { runId, tabId, projectId, sessionId, messages, model
     fields: ['maxHistoryMessages', 'editorApprovalMode'],
     modelMutation: { type: 'upsert', record },
   });
+  return record;
+}
+
+/** Reserves and starts a run; resolves with the start's answer when the run ends. */
+async function startRun(h, { runId, tabId, projectId, sessionId, messages, model, mode }) {
+  const identity = { tabId, projectId, sessionId };
+  const reserved = await h.request('AI_RUN_RESERVE', identity, { runId });
+  assert.equal(reserved.reserved, true);
+  const record = await saveRunModel(h, model, mode);
   return h.send('AI_STREAM_START', {
     ...identity,
     messages,
@@ -256,11 +265,12 @@ forEachBuild('edits in agent runs', get => {
     await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
     const identity = { tabId: own.tabId, projectId, sessionId: session.id };
     assert.equal((await h.request('AI_RUN_RESERVE', identity, { runId: 'run-unnamed' })).reserved, true);
+    const record = await saveRunModel(h, 'unnamed-file', 'auto');
     const answer = await h.request('AI_STREAM_START', {
       ...identity,
       messages,
       settings: { maxHistoryMessages: 40, editorApprovalMode: 'auto' },
-      modelConfig: { id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: 'unnamed-file' },
+      modelConfig: record,
       attachments: {}
     }, { runId: 'run-unnamed' });
     assert.deepEqual(answer, { ok: true, runId: 'run-unnamed' });

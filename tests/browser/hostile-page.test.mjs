@@ -89,11 +89,22 @@ async function runReadingTheDocument(h, tab, runId) {
   await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
   const identity = { tabId: tab.tabId, projectId: tab.projectId, sessionId: session.id };
   assert.equal((await h.request('AI_RUN_RESERVE', identity, { runId })).reserved, true);
+  // The worker runs on the stored settings and the stored model the start
+  // names (its copies must match them), so the model is saved first.
+  const model = {
+    id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: 'hostile-run',
+    supportsVision: false, reasoningEffort: 'default',
+  };
+  await h.request('SAVE_SETTINGS', {
+    settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
+    fields: ['maxHistoryMessages', 'editorApprovalMode'],
+    modelMutation: { type: 'upsert', record: model },
+  });
   const started = h.send('AI_STREAM_START', {
     ...identity,
     messages,
     settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-    modelConfig: { id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: 'hostile-run' },
+    modelConfig: model,
     attachments: {},
     activeEditorFile: FIXTURE_FILE
   }, { runId });

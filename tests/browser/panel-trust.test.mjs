@@ -58,7 +58,9 @@ forEachBuild('panel trust', get => {
     const [meta] = await h.request('SESSION_LIST', { projectId });
     const runId = await poll(async () => (await h.request('AI_RUN_STATUS', { projectId, sessionId: meta.id }))[0]?.runId,
       { message: 'the active run' });
-    const broadcast = (type, payload) => h.control.evaluate(
+    // Sent by the service worker itself: the panel takes broadcasts only
+    // from the worker's script (the sender policy).
+    const broadcast = async (type, payload) => (await h.worker()).evaluate(
       message => chrome.runtime.sendMessage(message).catch(() => null), { type, runId, payload });
     const hidden = 'if (role === "user\u202E \u2066// admin\u2069\u2066") ok\u200B();';
     const preview = {
