@@ -206,7 +206,7 @@ const hideFileName = page => page.evaluate(() => {
 const redefineBuiltins = page => page.evaluate(() => {
   Error.stackTraceLimit = 50;
   const calls = window.__builtinCallsFromExtension = [];
-  const ours = /chrome-extension:\/\/[^/]+\/src\/content\/(main|inline-diff|edit-guard)\.js/;
+  const ours = /chrome-extension:\/\/[^/]+\/src\/content\/(main|inline-diff|edit-guard|workspace|diagnostics)\.js/;
   // Only the direct caller counts: a frame of ours deeper down called
   // CodeMirror or another file, which may use the built-in itself.
   // The recorder itself uses wrapped built-ins; it does not record itself.
@@ -216,7 +216,7 @@ const redefineBuiltins = page => page.evaluate(() => {
     recording = true;
     try {
       const caller = (new Error().stack || '').split('\n')[3] || '';
-      if (ours.test(caller)) calls.push(`${name} from ${caller.trim()}`);
+      if (ours.test(caller)) calls.push(`${name} from${caller}`);
     } finally {
       recording = false;
     }
@@ -233,16 +233,27 @@ const redefineBuiltins = page => page.evaluate(() => {
     });
   };
   wrap(Array.prototype, 'map', 'Array.prototype.map');
+  wrap(Array.prototype, 'forEach', 'Array.prototype.forEach');
+  wrap(Array.prototype, 'some', 'Array.prototype.some');
+  wrap(Array.prototype, 'find', 'Array.prototype.find');
+  wrap(Array.prototype, 'slice', 'Array.prototype.slice');
+  wrap(Array.prototype, 'pop', 'Array.prototype.pop');
+  wrap(Array.prototype, Symbol.iterator, 'Array.prototype[Symbol.iterator]');
+  wrap(NodeList.prototype, Symbol.iterator, 'NodeList.prototype[Symbol.iterator]');
+  wrap(HTMLCollection.prototype, Symbol.iterator, 'HTMLCollection.prototype[Symbol.iterator]');
+  wrap(Set.prototype, 'add', 'Set.prototype.add');
+  wrap(String.prototype, 'match', 'String.prototype.match');
+  wrap(String.prototype, 'includes', 'String.prototype.includes');
+  wrap(Element.prototype, 'querySelectorAll', 'Element.prototype.querySelectorAll');
+  wrap(Element.prototype, 'getBoundingClientRect', 'Element.prototype.getBoundingClientRect');
   wrap(Array.prototype, 'push', 'Array.prototype.push');
   wrap(Array.prototype, 'join', 'Array.prototype.join');
   wrap(Array.prototype, 'filter', 'Array.prototype.filter');
   wrap(String.prototype, 'slice', 'String.prototype.slice');
   wrap(String.prototype, 'split', 'String.prototype.split');
   wrap(String.prototype, 'replace', 'String.prototype.replace');
-  wrap(String.prototype, 'trim', 'String.prototype.trim');
   wrap(String.prototype, 'toLowerCase', 'String.prototype.toLowerCase');
   wrap(Map.prototype, 'get', 'Map.prototype.get');
-  wrap(Set.prototype, 'has', 'Set.prototype.has');
   wrap(RegExp.prototype, 'test', 'RegExp.prototype.test');
   wrap(RegExp.prototype, 'exec', 'RegExp.prototype.exec');
   wrap(Document.prototype, 'createElement', 'Document.prototype.createElement');
@@ -251,12 +262,30 @@ const redefineBuiltins = page => page.evaluate(() => {
   wrap(window, 'postMessage', 'window.postMessage');
   for (const [owner, name, label] of [
     [JSON, 'stringify', 'JSON.stringify'], [Object, 'keys', 'Object.keys'], [Array, 'isArray', 'Array.isArray'],
-    [Math, 'min', 'Math.min'], [Math, 'max', 'Math.max'], [Number, 'isInteger', 'Number.isInteger']
+    [Math, 'min', 'Math.min'], [Math, 'max', 'Math.max'], [Number, 'isInteger', 'Number.isInteger'],
+    [Math, 'abs', 'Math.abs'], [Array, 'from', 'Array.from'], [window, 'parseInt', 'parseInt'],
+    [Number, 'isFinite', 'Number.isFinite'], [window, 'getComputedStyle', 'window.getComputedStyle']
   ]) wrap(owner, name, label);
+  wrap(Set.prototype, 'has', 'Set.prototype.has');
+  // Not used by the fixture's editor: these lie outright (every text trims
+  // to "X", no text ends in anything, a text holds no match, the Files tree
+  // is asked away) and record their calls too.
+  const lie = (owner, name, label, answer) => Object.defineProperty(owner, name, {
+    configurable: true,
+    writable: true,
+    value: function () {
+      record(label);
+      return answer();
+    }
+  });
+  lie(String.prototype, 'trim', 'String.prototype.trim', () => 'X');
+  lie(String.prototype, 'endsWith', 'String.prototype.endsWith', () => false);
+  lie(String.prototype, 'matchAll', 'String.prototype.matchAll', () => [][Symbol.iterator]());
+  Object.defineProperty(Object.prototype, 'includeProjectTree', { configurable: true, get: () => false });
   // Not used by the fixture's editor: this one lies outright.
   String.prototype.padStart = function () { return 'X'; };
   Object.defineProperty(Object.prototype, 'expectedFileLabel', { configurable: true, get: () => 'main.typ' });
-  window.__typstAgentBuiltins1 = null;
+  window.__typstAgentBuiltins2 = null;
   return true;
 });
 
@@ -326,7 +355,18 @@ forEachBuild('page edits', get => {
     const h = get();
     const { page, tabId } = await h.openFixtureTab({ cm: 'latest' });
     const snap = await snapshot(h, tabId);
+    // What the layout and Improve panel readers answer before the page
+    // replaces anything: file identity, Files tree, workspace hints, rows.
+    const identityBefore = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'identity' }, null);
+    assert.equal(identityBefore.ok, true, JSON.stringify(identityBefore));
+    assert.equal(identityBefore.data.workspace.active_editor_file.relativePath, FILE);
+    assert.ok(identityBefore.data.workspace.project_file_tree.entries.length > 0);
+    const diagnosticsBefore = await pageRequest(h, tabId, 'PAGE_GET_DIAGNOSTICS', {}, null);
+    assert.equal(diagnosticsBefore.ok, true, JSON.stringify(diagnosticsBefore));
+    assert.ok(diagnosticsBefore.data.diagnostics.length > 0, JSON.stringify(diagnosticsBefore));
     assert.equal(await redefineBuiltins(page), true);
+    const identityAfter = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'identity' }, null);
+    assert.deepEqual(identityAfter, identityBefore, 'the layout reader answers as before');
 
     // Reads: a numbered range (padStart, slice, join), the probe, diagnostics.
     const numbered = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT',
@@ -339,8 +379,7 @@ forEachBuild('page edits', get => {
     assert.equal(probe.ok, true);
     assert.equal(probe.data.editor, true);
     const diagnostics = await pageRequest(h, tabId, 'PAGE_GET_DIAGNOSTICS', {}, null);
-    assert.equal(diagnostics.ok, true, JSON.stringify(diagnostics));
-    assert.ok(Array.isArray(diagnostics.data.diagnostics));
+    assert.deepEqual(diagnostics, diagnosticsBefore, 'the Improve panel reader answers as before');
 
     // The overlay and a write, with the guard's checks intact.
     const line3 = snap.text.indexOf('We cite');
@@ -361,7 +400,8 @@ forEachBuild('page edits', get => {
     assert.deepEqual(applied, { ok: true, edits_applied: 1, reviewed_diff: true });
     assert.equal(await fixtureText(page), after);
     const calls = await page.evaluate(() => window.__builtinCallsFromExtension);
-    assert.deepEqual(calls, [], 'no replaced built-in was called from main.js, edit-guard.js or inline-diff.js');
+    assert.deepEqual(calls, [], 
+      'no replaced built-in was called from main.js, edit-guard.js, inline-diff.js, workspace.js or diagnostics.js');
     await page.close();
   });
 

@@ -16,7 +16,7 @@
  */
 (function (root) {
   'use strict';
-  const builtins = root.__typstAgentBuiltins1;
+  const builtins = root.__typstAgentBuiltins2;
   const constants = root.__typstAgentProtocolConstants;
   if (!builtins || !constants?.LIMITS) return;
   const VERSION = 1;

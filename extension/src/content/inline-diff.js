@@ -24,7 +24,7 @@
 (function (root) {
   'use strict';
   const constants = root.__typstAgentProtocolConstants;
-  const builtins = root.__typstAgentBuiltins1;
+  const builtins = root.__typstAgentBuiltins2;
   const LIMITS = constants?.LIMITS;
   if (!LIMITS || !builtins || !constants.INVISIBLE_CHARS) return;
   const VERSION = 2;

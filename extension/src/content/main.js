@@ -17,7 +17,7 @@
  */
 (function () {
   'use strict';
-  const builtins = globalThis.__typstAgentBuiltins1;
+  const builtins = globalThis.__typstAgentBuiltins2;
   const bridge = globalThis.__typstAgentBridgeProtocol;
   const constants = globalThis.__typstAgentProtocolConstants;
   const inlineDiff = globalThis.__typstAgentInlineDiff;
