@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
 import { forEachBuild, sharedFixture } from './suite.mjs';
+import { TERMINAL, events, listen, saveRunModel } from './run-control.mjs';
 
 const LAYER = '#typst-side-agent-inline-diff-rows';
 
@@ -24,22 +25,6 @@ const FIXTURE_FILE = {
   source: 'header_breadcrumb',
   confidence: 'high'
 };
-
-const TERMINAL = ['AI_STREAM_DONE', 'AI_STREAM_CANCELLED', 'AI_STREAM_ERROR'];
-
-async function listen(h) {
-  await h.control.evaluate(() => {
-    if (globalThis.__runEvents) return;
-    globalThis.__runEvents = [];
-    chrome.runtime.onMessage.addListener(message => {
-      if (message && typeof message.runId === 'string' && !message.requestId) globalThis.__runEvents.push(message);
-    });
-  });
-}
-
-function events(h, runId) {
-  return h.control.evaluate(id => globalThis.__runEvents.filter(event => event.runId === id), runId);
-}
 
 async function eventOf(h, runId, type) {
   return poll(async () => (await events(h, runId)).find(event => event.type === type),
@@ -56,25 +41,6 @@ async function chat(h, projectId, text) {
   const messages = [{ role: 'user', content: text, activeEditorFile: FIXTURE_FILE }];
   await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
   return { sessionId: session.id, messages };
-}
-
-/**
- * Saves the fixture model `model` and the approval `mode` as the worker's
- * settings and returns the model record: the worker runs on the stored
- * settings and the stored model a start names, and the start's copies must
- * match them.
- */
-async function saveRunModel(h, model, mode) {
-  const record = {
-    id: `m-${model}`, name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model,
-    supportsVision: false, reasoningEffort: 'default',
-  };
-  await h.request('SAVE_SETTINGS', {
-    settings: { maxHistoryMessages: 40, editorApprovalMode: mode },
-    fields: ['maxHistoryMessages', 'editorApprovalMode'],
-    modelMutation: { type: 'upsert', record },
-  });
-  return record;
 }
 
 /** Reserves and starts a run; resolves with the start's answer when the run ends. */

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { FIXTURES_DIR, poll } from './harness.mjs';
 import { forEachBuild, sharedFixture } from './suite.mjs';
+import { TERMINAL, events, listen, saveRunModel } from './run-control.mjs';
 
 const FIXTURE_FILE = {
   projectLabel: 'Harness Thesis',
@@ -28,20 +29,6 @@ const MAX_PAGE_ERROR_CHARS = 2000;
 
 /** Codes a hostile answer may end in: each says what was wrong with it. */
 const CLEAR_CODES = ['PAGE_REQUEST_FAILED', 'INVALID_PAGE_RESPONSE', 'PAGE_ANSWER_TOO_LARGE', 'PAGE_ANSWER_MALFORMED'];
-
-async function listen(h) {
-  await h.control.evaluate(() => {
-    if (globalThis.__runEvents) return;
-    globalThis.__runEvents = [];
-    chrome.runtime.onMessage.addListener(message => {
-      if (message && typeof message.runId === 'string' && !message.requestId) globalThis.__runEvents.push(message);
-    });
-  });
-}
-
-function events(h, runId) {
-  return h.control.evaluate(id => globalThis.__runEvents.filter(event => event.runId === id), runId);
-}
 
 /** Opens a fixture tab and waits until its page bridge answers. */
 async function openReady(h) {
@@ -75,8 +62,6 @@ function assertClearError(payload, what) {
   assert.ok(payload.error.message.length <= MAX_PAGE_ERROR_CHARS, `${what}: message of ${payload.error.message.length}`);
 }
 
-const TERMINAL = ['AI_STREAM_DONE', 'AI_STREAM_CANCELLED', 'AI_STREAM_ERROR'];
-
 /**
  * A run whose model reads the document once. A preflight banner (the page
  * could not show that the file is open) is answered with Skip. Resolves with
@@ -89,17 +74,7 @@ async function runReadingTheDocument(h, tab, runId) {
   await h.request('SESSION_UPDATE', { sessionId: session.id, messages });
   const identity = { tabId: tab.tabId, projectId: tab.projectId, sessionId: session.id };
   assert.equal((await h.request('AI_RUN_RESERVE', identity, { runId })).reserved, true);
-  // The worker runs on the stored settings and the stored model the start
-  // names (its copies must match them), so the model is saved first.
-  const model = {
-    id: 'm1', name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: 'hostile-run',
-    supportsVision: false, reasoningEffort: 'default',
-  };
-  await h.request('SAVE_SETTINGS', {
-    settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-    fields: ['maxHistoryMessages', 'editorApprovalMode'],
-    modelMutation: { type: 'upsert', record: model },
-  });
+  const model = await saveRunModel(h, 'hostile-run', 'ask');
   const started = h.send('AI_STREAM_START', {
     ...identity,
     messages,

@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { ModelEndpoint, step } from '../fixtures/model-endpoint.mjs';
 import { poll } from './harness.mjs';
 import { forEachBuild, sharedFixture } from './suite.mjs';
+import { TERMINAL, events, listen, saveRunModel } from './run-control.mjs';
 
 const FIXTURE_FILE = {
   projectLabel: 'Harness Thesis',
@@ -22,23 +23,6 @@ const FIXTURE_FILE = {
 };
 
 const INTRO_FILE = { ...FIXTURE_FILE, relativePath: 'chapters/intro.typ', basename: 'intro.typ' };
-
-/** Starts collecting run events (broadcasts with a runId) in the control page. */
-async function listen(h) {
-  await h.control.evaluate(() => {
-    if (globalThis.__runEvents) return;
-    globalThis.__runEvents = [];
-    chrome.runtime.onMessage.addListener(message => {
-      if (message && typeof message.runId === 'string' && !message.requestId) globalThis.__runEvents.push(message);
-    });
-  });
-}
-
-function events(h, runId) {
-  return h.control.evaluate(id => globalThis.__runEvents.filter(event => event.runId === id), runId);
-}
-
-const TERMINAL = ['AI_STREAM_DONE', 'AI_STREAM_CANCELLED', 'AI_STREAM_ERROR'];
 
 async function chat(h, projectId, text, file = FIXTURE_FILE) {
   const session = await h.request('SESSION_CREATE', { projectId });
@@ -52,17 +36,7 @@ async function startRun(h, { runId, tabId, projectId, sessionId, messages, model
   const identity = { tabId, projectId, sessionId };
   const reserved = await h.request('AI_RUN_RESERVE', identity, { runId });
   assert.equal(reserved.reserved, true);
-  // The worker runs on the stored settings and the stored model the start
-  // names; its copies must match them, so the model is saved first.
-  const record = {
-    id: `m-${model}`, name: 'Fixture', apiBaseUrl: 'https://model.fixture/v1', apiKey: 'fixture-key', modelId: model,
-    supportsVision: false, reasoningEffort: 'default',
-  };
-  await h.request('SAVE_SETTINGS', {
-    settings: { maxHistoryMessages: 40, editorApprovalMode: 'ask' },
-    fields: ['maxHistoryMessages', 'editorApprovalMode'],
-    modelMutation: { type: 'upsert', record },
-  });
+  const record = await saveRunModel(h, model, 'ask');
   const answer = h.send('AI_STREAM_START', {
     ...identity,
     messages,
