@@ -14,6 +14,8 @@
 // - footprint: shipped bytes, a deflate ZIP of them, the wasm files.
 //
 // TSA_BENCH_ROUNDS_SCALE scales every figure's round count (default 1: the counts below).
+// TSA_BENCH_ONLY=cold,ready,stream,diff (any of them, comma-separated) measures
+// only those browser figures, for quick work on one of them; the rest print n/a.
 
 import { resolve } from 'node:path';
 import { Harness, unpackedExtensionDir } from '../browser/harness.mjs';
@@ -23,8 +25,15 @@ import { fileSize, footprint } from './footprint.mjs';
 
 const SCALE = Number(process.env.TSA_BENCH_ROUNDS_SCALE || 1);
 const rounds = count => Math.max(1, Math.round(count * SCALE));
+const FIGURES = ['cold', 'ready', 'stream', 'diff'];
+const ONLY = (process.env.TSA_BENCH_ONLY || FIGURES.join(',')).split(',').map(name => name.trim()).filter(Boolean);
+for (const name of ONLY) {
+  if (!FIGURES.includes(name)) throw new Error(`TSA_BENCH_ONLY: unknown figure "${name}" (known: ${FIGURES.join(', ')})`);
+}
+const wanted = name => ONLY.includes(name);
 
 function median(samples) {
+  if (!samples) return NaN;
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
@@ -34,16 +43,24 @@ async function measure(label, dir) {
   const figures = { footprint: await footprint(dir) };
   const h = await Harness.launch(dir, { label: `bench ${label}` });
   try {
-    figures.coldStart = await coldStart(h, rounds(15));
-    console.log(`  cold start done (${figures.coldStart.length} rounds)`);
+    if (wanted('cold')) {
+      figures.coldStart = await coldStart(h, rounds(15));
+      console.log(`  cold start done (${figures.coldStart.length} rounds)`);
+    }
     const endpoint = new ModelEndpoint();
     h.useModelEndpoint(endpoint);
-    figures.panelReady = await panelReady(h, rounds(10));
-    console.log(`  panel ready done (${figures.panelReady.length} rounds)`);
-    figures.stream = await streamRender(h, endpoint, rounds(5));
-    console.log(`  streaming render done (${figures.stream.taskMs.length} rounds)`);
-    figures.diff = await diffPreview(h, endpoint, rounds(5));
-    console.log(`  diff preview done (${figures.diff.length} rounds)`);
+    if (wanted('ready')) {
+      figures.panelReady = await panelReady(h, rounds(10));
+      console.log(`  panel ready done (${figures.panelReady.length} rounds)`);
+    }
+    if (wanted('stream')) {
+      figures.stream = await streamRender(h, endpoint, rounds(5));
+      console.log(`  streaming render done (${figures.stream.taskMs.length} rounds)`);
+    }
+    if (wanted('diff')) {
+      figures.diff = await diffPreview(h, endpoint, rounds(5));
+      console.log(`  diff preview done (${figures.diff.length} rounds)`);
+    }
   } finally {
     await h.close();
   }
@@ -57,14 +74,14 @@ const bytes = value => `${Math.round(value).toLocaleString('en')} B`;
 const ROWS = [
   ['Worker cold start (median)', f => median(f.coldStart), ms],
   ['Panel ready (median)', f => median(f.panelReady), ms],
-  ['Streaming render: panel main-thread time (median)', f => median(f.stream.taskMs), ms],
-  ['Streaming render: longest task (max of runs; 0 = none ≥ 50 ms)', f => Math.max(...f.stream.longestTaskMs), ms],
-  ['Streaming render: tasks ≥ 50 ms (median per run)', f => median(f.stream.longTasks), String],
-  ['Streaming render: wall, first delta to final render (median)', f => median(f.stream.wallMs), ms],
+  ['Streaming render: panel main-thread time (median)', f => median(f.stream?.taskMs), ms],
+  ['Streaming render: longest task (max of runs; 0 = none ≥ 50 ms)', f => (f.stream ? Math.max(...f.stream.longestTaskMs) : NaN), ms],
+  ['Streaming render: tasks ≥ 50 ms (median per run)', f => median(f.stream?.longTasks), String],
+  ['Streaming render: wall, first delta to final render (median)', f => median(f.stream?.wallMs), ms],
   ['Diff preview, 20,000 lines: answer to "Apply changes" (median)', f => median(f.diff), ms],
-  ['Panel JS heap after the 100 KB answer', f => f.stream.memory?.panel?.used ?? NaN, bytes],
-  ['Worker JS heap after the 100 KB answer', f => f.stream.memory?.worker?.used ?? NaN, bytes],
-  ['Worker ArrayBuffer backing stores (wasm memory)', f => f.stream.memory?.worker?.backing ?? NaN, bytes],
+  ['Panel JS heap after the 100 KB answer', f => f.stream?.memory?.panel?.used ?? NaN, bytes],
+  ['Worker JS heap after the 100 KB answer', f => f.stream?.memory?.worker?.used ?? NaN, bytes],
+  ['Worker ArrayBuffer backing stores (wasm memory)', f => f.stream?.memory?.worker?.backing ?? NaN, bytes],
   ['Shipped files: total', f => f.footprint.totalBytes, bytes],
   ['Shipped files: as a deflate ZIP', f => f.footprint.deflateZipBytes, bytes],
 ];
@@ -89,11 +106,11 @@ function printTable(results) {
 
 function printRuns(results) {
   for (const [label, f] of Object.entries(results)) {
-    const list = samples => samples.map(value => value.toFixed(1)).join(', ');
+    const list = samples => (samples ? samples.map(value => value.toFixed(1)).join(', ') : 'not measured');
     console.log(`\n${label} samples (ms):`);
     console.log(`  cold start: ${list(f.coldStart)}`);
     console.log(`  panel ready: ${list(f.panelReady)}`);
-    console.log(`  streaming main-thread: ${list(f.stream.taskMs)}; longest tasks: ${list(f.stream.longestTaskMs)}`);
+    console.log(`  streaming main-thread: ${list(f.stream?.taskMs)}; longest tasks: ${list(f.stream?.longestTaskMs)}`);
     console.log(`  diff preview: ${list(f.diff)}`);
     for (const file of f.footprint.wasm) console.log(`  ${file.name}: ${bytes(file.bytes)}`);
   }
