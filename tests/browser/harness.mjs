@@ -11,7 +11,7 @@
 // - stops the service worker through CDP and waits for its target to go away;
 // - opens the REAL side panel (`chrome.sidePanel.open` with a user gesture) and
 //   drives it through a raw CDP session on its target;
-// - extracts the packaged ZIP (STORED entries only) for the packaged run.
+// - extracts the packaged ZIP (STORED and DEFLATE entries) for the packaged run.
 //
 // See tests/README.md for how each CDP helper works in this Chromium.
 
@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBundles, bundlePath } from '../fixtures/build-bundles.mjs';
-import { extractStoredZip } from './zip.mjs';
+import { extractZip } from './zip.mjs';
 
 export const TESTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_ROOT = resolve(TESTS_DIR, '..');
@@ -88,7 +88,7 @@ export function extensionBuilds() {
       async prepare() {
         const temporary = await mkdtemp(join(tmpdir(), 'tsa-zip-'));
         const dir = join(temporary, 'extension');
-        await extractStoredZip(await readFile(zip), dir);
+        await extractZip(await readFile(zip), dir);
         return { dir, cleanup: () => rm(temporary, { recursive: true, force: true }) };
       },
     },

@@ -3,7 +3,7 @@
 // product suites rely on: launch, messaging, CDP worker stop + wake, routing of the
 // worker's fetch, the pass-through to exactly one loopback server the test
 // started, the fixture page (both CodeMirror builds, strict CSP), the real side
-// panel, and the STORED-only ZIP reader.
+// panel, and the ZIP reader (STORED and DEFLATE).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Harness } from './harness.mjs';
-import { createStoredZip, extractStoredZip, listStoredEntries } from './zip.mjs';
+import { createZip, extractZip, listEntries } from './zip.mjs';
 import { ModelEndpoint, parseSse, step } from '../fixtures/model-endpoint.mjs';
 import { start } from '../tool-servers/launch.mjs';
 
@@ -205,19 +205,22 @@ describe('harness self-test (throwaway extension)', () => {
   });
 });
 
-describe('ZIP reader (STORED only)', () => {
-  it('round-trips a stored archive and launches the extension from it', async () => {
+describe('ZIP reader (STORED and DEFLATE)', () => {
+  it('round-trips an archive of stored and deflated entries and launches the extension from it', async () => {
     const temporary = await mkdtemp(join(tmpdir(), 'tsa-selftest-zip-'));
     let h;
     try {
-      const files = Object.entries(THROWAWAY).map(([name, data]) => ({ name, data }));
-      const zip = createStoredZip(files);
-      assert.equal(listStoredEntries(zip).length, files.length);
+      // Every other entry deflated, as the release ZIP mixes text (deflated) and icons (stored).
+      const files = Object.entries(THROWAWAY).map(([name, data], index) => ({ name, data, deflate: index % 2 === 0 }));
+      const zip = createZip(files);
+      assert.deepEqual(listEntries(zip).map(entry => entry.method), files.map(file => (file.deflate ? 8 : 0)));
       const out = join(temporary, 'extension');
-      const written = await extractStoredZip(zip, out);
+      const written = await extractZip(zip, out);
       assert.deepEqual(written.slice().sort(), Object.keys(THROWAWAY).sort());
       assert.deepEqual(await listFiles(out), Object.keys(THROWAWAY).sort());
-      assert.equal(await readFile(join(out, 'src/background/sw.js'), 'utf8'), THROWAWAY['src/background/sw.js']);
+      for (const [name, data] of Object.entries(THROWAWAY)) {
+        assert.equal(await readFile(join(out, ...name.split('/')), 'utf8'), data, name);
+      }
       h = await Harness.launch(out, { label: 'self-test zip' });
       assert.equal(typeof (await h.request('PING')).instance, 'string');
     } finally {
@@ -230,7 +233,7 @@ describe('ZIP reader (STORED only)', () => {
     const temporary = await mkdtemp(join(tmpdir(), 'tsa-selftest-zip-'));
     try {
       for (const name of ['../evil.txt', 'a/../../evil.txt', '/abs.txt', 'C:/x.txt', 'a\\b.txt', 'a//b.txt']) {
-        await assert.rejects(extractStoredZip(createStoredZip([{ name, data: 'x' }]), join(temporary, 'out')),
+        await assert.rejects(extractZip(createZip([{ name, data: 'x' }]), join(temporary, 'out')),
           /entry name|absolute|escape|backslash/, name);
       }
     } finally {
@@ -238,18 +241,41 @@ describe('ZIP reader (STORED only)', () => {
     }
   });
 
-  it('refuses compressed entries and corrupted data', async () => {
-    const zip = createStoredZip([{ name: 'a.txt', data: 'hello' }]);
-    const deflated = Buffer.from(zip);
-    // Method field: local header offset 8, central header offset (after local+name+data) + 10.
-    const central = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
-    deflated.writeUInt16LE(8, central + 10);
-    assert.throws(() => listStoredEntries(deflated), /not STORED/);
+  /** Offset of the central header in a one-entry archive. */
+  const centralOf = zip => zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+
+  it('refuses other methods, corrupted data and deflated entries that inflate to another size', async () => {
+    const zip = createZip([{ name: 'a.txt', data: 'hello' }]);
+    const bzip2 = Buffer.from(zip);
+    // Method field: local header offset 8, central header offset 10.
+    bzip2.writeUInt16LE(12, 8);
+    bzip2.writeUInt16LE(12, centralOf(zip) + 10);
+    assert.throws(() => listEntries(bzip2), /neither STORED nor DEFLATE/);
+    const disagreeing = Buffer.from(zip);
+    disagreeing.writeUInt16LE(8, centralOf(zip) + 10);
+    assert.throws(() => listEntries(disagreeing), /local header disagrees/);
+
+    const text = 'hello, hello, hello, hello';
+    const deflated = createZip([{ name: 'a.txt', data: text, deflate: true }]);
+    // Declared uncompressed size (local offset 22, central offset 24) one byte short or long.
+    const declared = size => {
+      const copy = Buffer.from(deflated);
+      copy.writeUInt32LE(size, 22);
+      copy.writeUInt32LE(size, centralOf(deflated) + 24);
+      return copy;
+    };
     const corrupt = Buffer.from(zip);
     corrupt[30 + 'a.txt'.length] ^= 0xff;
+    const garbage = Buffer.from(deflated);
+    garbage.fill(0xff, 30 + 'a.txt'.length, centralOf(deflated));
     const temporary = await mkdtemp(join(tmpdir(), 'tsa-selftest-zip-'));
     try {
-      await assert.rejects(extractStoredZip(corrupt, join(temporary, 'out')), /CRC mismatch/);
+      await assert.rejects(extractZip(corrupt, join(temporary, 'corrupt')), /CRC mismatch/);
+      await assert.rejects(extractZip(declared(text.length - 1), join(temporary, 'short')), /inflates to|does not inflate/);
+      await assert.rejects(extractZip(declared(text.length + 1), join(temporary, 'long')), /inflates to/);
+      await assert.rejects(extractZip(garbage, join(temporary, 'garbage')), /does not inflate|inflates to|CRC/);
+      assert.deepEqual(await extractZip(deflated, join(temporary, 'good')), ['a.txt']);
+      assert.equal(await readFile(join(temporary, 'good', 'a.txt'), 'utf8'), text);
     } finally {
       await rm(temporary, { recursive: true, force: true });
     }

@@ -1,13 +1,15 @@
 // Minimal ZIP reader for the packaged-extension run.
 //
-// The package is written with the STORED method only, so this reader accepts
-// nothing else: it walks the central directory, checks each local header against
-// it, verifies CRC-32 and sizes, refuses encrypted, compressed, ZIP64 and
-// multi-disk archives, and refuses any name that could escape the target folder.
+// The package is written with two methods only, STORED and DEFLATE, so this
+// reader accepts nothing else: it walks the central directory, checks each
+// local header against it, inflates a deflated entry to exactly its declared
+// size (never more), verifies CRC-32 and sizes, refuses encrypted, other
+// methods, ZIP64 and multi-disk archives, and refuses any name that could
+// escape the target folder.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { crc32 } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 
 const EOCD_SIGNATURE = 0x06054b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
@@ -15,6 +17,8 @@ const LOCAL_SIGNATURE = 0x04034b50;
 const MAX_COMMENT = 0xffff;
 const MAX_ENTRIES = 10_000;
 const MAX_TOTAL_BYTES = 512 * 1024 * 1024;
+const STORED = 0;
+const DEFLATE = 8;
 
 export class ZipError extends Error {}
 
@@ -45,8 +49,8 @@ export function checkEntryName(name) {
   return name;
 }
 
-/** Lists entries of a STORED-only ZIP: [{name, directory, offset, size, crc}] */
-export function listStoredEntries(buffer) {
+/** Lists the entries of a ZIP: [{name, directory, method, offset, compressedSize, size, crc}] */
+export function listEntries(buffer) {
   const eocd = findEndOfCentralDirectory(buffer);
   const disk = buffer.readUInt16LE(eocd + 4);
   const cdDisk = buffer.readUInt16LE(eocd + 6);
@@ -80,8 +84,8 @@ export function listStoredEntries(buffer) {
 
     checkEntryName(name);
     if (flags & 0x1) fail(`encrypted entry: ${name}`);
-    if (method !== 0) fail(`entry is not STORED (method ${method}): ${name}`);
-    if (compressedSize !== size) fail(`STORED entry with differing sizes: ${name}`);
+    if (method !== STORED && method !== DEFLATE) fail(`entry is neither STORED nor DEFLATE (method ${method}): ${name}`);
+    if (method === STORED && compressedSize !== size) fail(`STORED entry with differing sizes: ${name}`);
     if (seen.has(name)) fail(`duplicate entry: ${name}`);
     seen.add(name);
     total += size;
@@ -94,22 +98,37 @@ export function listStoredEntries(buffer) {
     const localNameLength = buffer.readUInt16LE(localOffset + 26);
     const localExtraLength = buffer.readUInt16LE(localOffset + 28);
     const localName = buffer.subarray(localOffset + 30, localOffset + 30 + localNameLength).toString('utf8');
-    if (localMethod !== 0 || localName !== name) fail(`local header disagrees with central directory: ${name}`);
+    if (localMethod !== method || localName !== name) fail(`local header disagrees with central directory: ${name}`);
     const dataOffset = localOffset + 30 + localNameLength + localExtraLength;
-    if (dataOffset + size > cdOffset) fail(`entry data runs into the central directory: ${name}`);
+    if (dataOffset + compressedSize > cdOffset) fail(`entry data runs into the central directory: ${name}`);
 
-    entries.push({ name, directory: name.endsWith('/'), offset: dataOffset, size, crc });
+    entries.push({ name, directory: name.endsWith('/'), method, offset: dataOffset, compressedSize, size, crc });
   }
   return entries;
 }
 
+/** An entry's bytes: stored as they are, or inflated to exactly the declared size. */
+function entryData(buffer, entry) {
+  const raw = buffer.subarray(entry.offset, entry.offset + entry.compressedSize);
+  if (entry.method === STORED) return raw;
+  let data;
+  try {
+    // One byte more than declared is allowed out, so a longer stream is caught below, not cut.
+    data = inflateRawSync(raw, { maxOutputLength: entry.size + 1 });
+  } catch (error) {
+    return fail(`entry does not inflate (${error.code || error.message}): ${entry.name}`);
+  }
+  if (data.length !== entry.size) fail(`entry inflates to ${data.length} bytes, not the declared ${entry.size}: ${entry.name}`);
+  return data;
+}
+
 /**
- * Extracts a STORED-only ZIP buffer into `target` (created if needed).
- * Returns the list of file names written.
+ * Extracts a ZIP buffer (STORED and DEFLATE entries) into `target` (created
+ * if needed). Returns the list of file names written.
  */
-export async function extractStoredZip(buffer, target) {
+export async function extractZip(buffer, target) {
   const root = resolve(target);
-  const entries = listStoredEntries(buffer);
+  const entries = listEntries(buffer);
   const written = [];
   await mkdir(root, { recursive: true });
   for (const entry of entries) {
@@ -123,7 +142,7 @@ export async function extractStoredZip(buffer, target) {
       await mkdir(destination, { recursive: true });
       continue;
     }
-    const data = buffer.subarray(entry.offset, entry.offset + entry.size);
+    const data = entryData(buffer, entry);
     if ((crc32(data) >>> 0) !== entry.crc) fail(`CRC mismatch: ${entry.name}`);
     await mkdir(dirname(destination), { recursive: true });
     await writeFile(destination, data, { flag: 'wx' });
@@ -133,10 +152,10 @@ export async function extractStoredZip(buffer, target) {
 }
 
 /**
- * Writes a STORED-only ZIP (used by the harness self-test to exercise the
- * reader). `files` is [{name, data: Buffer|string}].
+ * Writes a ZIP (used by the harness self-test to exercise the reader).
+ * `files` is [{name, data: Buffer|string, deflate?: boolean}].
  */
-export function createStoredZip(files) {
+export function createZip(files) {
   const locals = [];
   const centrals = [];
   let offset = 0;
@@ -144,15 +163,17 @@ export function createStoredZip(files) {
     const name = Buffer.from(file.name, 'utf8');
     const data = Buffer.isBuffer(file.data) ? file.data : Buffer.from(file.data ?? '', 'utf8');
     const crc = crc32(data) >>> 0;
+    const method = file.deflate ? DEFLATE : STORED;
+    const stored = file.deflate ? deflateRawSync(data) : data;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(LOCAL_SIGNATURE, 0);
     local.writeUInt16LE(20, 4);
     local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(0, 8);
+    local.writeUInt16LE(method, 8);
     local.writeUInt16LE(0, 10);
     local.writeUInt16LE(0x21, 12); // 1980-01-01
     local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(stored.length, 18);
     local.writeUInt32LE(data.length, 22);
     local.writeUInt16LE(name.length, 26);
     local.writeUInt16LE(0, 28);
@@ -161,17 +182,17 @@ export function createStoredZip(files) {
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(0, 10);
+    central.writeUInt16LE(method, 10);
     central.writeUInt16LE(0, 12);
     central.writeUInt16LE(0x21, 14);
     central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(stored.length, 20);
     central.writeUInt32LE(data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
-    locals.push(local, name, data);
+    locals.push(local, name, stored);
     centrals.push(central, name);
-    offset += local.length + name.length + data.length;
+    offset += local.length + name.length + stored.length;
   }
   const cd = Buffer.concat(centrals);
   const eocd = Buffer.alloc(22);
