@@ -53,7 +53,6 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
                 PatternError::Syntax
             }
         })?;
-    #[cfg(not(feature = "fast-match"))]
     reverse_automaton_fits(&translated)?;
     Ok(regex)
 }
@@ -61,9 +60,10 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
 /// With `fast-match` the regex also builds the reverse automaton the lazy
 /// DFA needs, under the same size limit, and refuses the pattern when that
 /// one is too large (reverse automata of Unicode classes are the larger).
-/// Without it nothing builds one, so it is built here, configured as the
-/// regex configures it: the panel and the worker judge every pattern alike.
-#[cfg(not(feature = "fast-match"))]
+/// Without it nothing would build one, so it is built here, configured as
+/// the regex configures it, in both builds: the panel and the worker judge
+/// every pattern alike, and the one verdict is tested whichever features a
+/// test run unifies.
 fn reverse_automaton_fits(translated: &str) -> Result<(), PatternError> {
     use regex_automata::nfa::thompson::{Compiler, Config, WhichCaptures};
     let hir = regex_automata::util::syntax::parse(translated).map_err(|_| PatternError::Syntax)?;

@@ -64,7 +64,7 @@ fn property_names_follow_ecmascript() {
 }
 
 /// `\p{Greek}{1,2000}` fits the size limit forwards but not backwards:
-/// refused with and without `fast-match` (the tests run in both).
+/// refused with and without `fast-match`.
 #[test]
 fn the_reverse_automaton_counts_towards_the_size_limit() {
     assert!(compile_pattern(r"^\p{Greek}{1,1000}$").is_ok());
