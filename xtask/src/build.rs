@@ -36,14 +36,17 @@ fn reproducible_rustflags() -> String {
     flags.join("\u{1f}")
 }
 
+/// One cargo run per crate: a run that builds both would unify their
+/// dependencies' features, and the panel must not link what only the worker
+/// enables (protocol's `fast-match` pattern engines).
 fn compile_wasm() -> Result<()> {
-    let mut cargo = process::cargo();
-    cargo.args(["build", "--release", "--target", WASM_TARGET]);
     for (package, _) in WASM_CRATES {
-        cargo.args(["--package", package]);
+        let mut cargo = process::cargo();
+        cargo.args(["build", "--release", "--target", WASM_TARGET, "--package", package]);
+        cargo.env("CARGO_ENCODED_RUSTFLAGS", reproducible_rustflags());
+        process::run(&mut cargo)?;
     }
-    cargo.env("CARGO_ENCODED_RUSTFLAGS", reproducible_rustflags());
-    process::run(&mut cargo)
+    Ok(())
 }
 
 fn bindgen(stem: &str, out_dir: &Path) -> Result<()> {
