@@ -194,7 +194,7 @@ fn invalid(message: &str) -> ProtocolError {
 }
 
 fn json_chars(value: &Value) -> usize {
-    js::utf16_len(&js::json_stringify(value))
+    js::json_utf16_len(value)
 }
 
 fn only(map: &Map<String, Value>, allowed: &[&str]) -> bool {

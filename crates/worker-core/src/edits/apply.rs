@@ -243,6 +243,12 @@ impl PreparedCall {
 }
 
 /// Ask mode: draw the proposal, ask the user, then commit what was reviewed.
+///
+/// The drawing is not preceded by a wait for the message's file: the
+/// snapshot was read only once that file was focused, and the page itself
+/// refuses a preview for another file (`staleReason: file`), after which
+/// [`show_preview`] waits for the file and draws again. A separate check
+/// here would only cost a page round trip before every review.
 async fn review_and_commit<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
@@ -250,9 +256,6 @@ async fn review_and_commit<P: Platform>(
     args: &Map<String, Value>,
     proposal: &Proposal,
 ) -> Result<ToolOutput, Cancelled> {
-    if let Err(failure) = wait_for_message_file(run, call).await? {
-        return Ok(failure);
-    }
     let drawn = match show_preview(run, call, proposal).await? {
         Ok(drawn) => drawn,
         Err(failure) => return Ok(failure),

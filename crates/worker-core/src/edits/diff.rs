@@ -19,7 +19,8 @@ use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow, Di
 use protocol::edit_checkpoint::{DEFAULT_EDIT_FILE_LABEL, TextChange};
 use protocol::js;
 use protocol::limits::{self, to_usize};
-use similar::{Algorithm, DiffOp, DiffTag, capture_diff_slices, group_diff_ops};
+use similar::algorithms::{Capture, Compact, DiffHook, Replace, myers};
+use similar::{DiffOp, DiffTag, group_diff_ops};
 use std::collections::HashMap;
 
 /// Rows of unchanged lines shown around each change.
@@ -43,9 +44,9 @@ fn preview_file_label(file_label: &str) -> String {
     js::truncate_utf16(file_label, to_usize(limits::MAX_FILE_LABEL_CHARS)).to_owned()
 }
 
-/// The two line lists without their common first and last lines, which a
-/// line diff never changes.
-fn changed_middles<'a, 'b>(old: &'a [&'b str], new: &'a [&'b str]) -> (&'a [&'b str], &'a [&'b str]) {
+/// How many first lines, and then how many last lines of the rest, two line
+/// lists share: a line diff never changes them.
+fn common_ends(old: &[&str], new: &[&str]) -> (usize, usize) {
     let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
     let old_rest = old.get(prefix..).unwrap_or_default();
     let new_rest = new.get(prefix..).unwrap_or_default();
@@ -55,10 +56,78 @@ fn changed_middles<'a, 'b>(old: &'a [&'b str], new: &'a [&'b str]) -> (&'a [&'b 
         .zip(new_rest.iter().rev())
         .take_while(|(a, b)| a == b)
         .count();
-    (
-        old_rest.get(..old_rest.len() - suffix).unwrap_or_default(),
-        new_rest.get(..new_rest.len() - suffix).unwrap_or_default(),
-    )
+    (prefix, suffix)
+}
+
+/// The lines of `lines` between its first `prefix` and last `suffix` lines.
+fn middle<'a, 'b>(lines: &'a [&'b str], prefix: usize, suffix: usize) -> &'a [&'b str] {
+    lines
+        .get(prefix..lines.len().saturating_sub(suffix))
+        .unwrap_or_default()
+}
+
+/// Hands the common first and last lines to the wrapped hook around a diff
+/// of the lines between them, as one whole-document Myers run would.
+struct CommonEnds<D> {
+    inner: D,
+    /// The common last lines: old index, new index, count.
+    suffix: (usize, usize, usize),
+}
+
+impl<D: DiffHook> DiffHook for CommonEnds<D> {
+    type Error = D::Error;
+
+    fn equal(&mut self, old_index: usize, new_index: usize, len: usize) -> Result<(), D::Error> {
+        self.inner.equal(old_index, new_index, len)
+    }
+
+    fn delete(&mut self, old_index: usize, old_len: usize, new_index: usize) -> Result<(), D::Error> {
+        self.inner.delete(old_index, old_len, new_index)
+    }
+
+    fn insert(&mut self, old_index: usize, new_index: usize, new_len: usize) -> Result<(), D::Error> {
+        self.inner.insert(old_index, new_index, new_len)
+    }
+
+    fn finish(&mut self) -> Result<(), D::Error> {
+        let (old_index, new_index, len) = self.suffix;
+        if len > 0 {
+            self.inner.equal(old_index, new_index, len)?;
+        }
+        self.inner.finish()
+    }
+}
+
+/// The line diff `similar::capture_diff_slices(Algorithm::Myers, old, new)`
+/// returns, without its cost on a long document. That function searches
+/// the edit graph only after it strips the common first and last lines,
+/// but it first allocates the search arrays for the whole document and
+/// compares those lines again; here they are handed to the same hooks
+/// (`Compact`, `Replace`, `Capture`) around a Myers run over the lines
+/// between them, so every hook sees the same calls in the same order. The
+/// tests compare both on generated documents.
+fn line_ops(old: &[&str], new: &[&str], prefix: usize, suffix: usize) -> Vec<DiffOp> {
+    let mut hook = CommonEnds {
+        inner: Compact::new(Replace::new(Capture::new()), old, new),
+        suffix: (old.len() - suffix, new.len() - suffix, suffix),
+    };
+    // Capture, Replace and Compact never fail (their error is `Infallible`).
+    let mut run = || -> Result<(), std::convert::Infallible> {
+        if prefix > 0 {
+            hook.equal(0, 0, prefix)?;
+        }
+        myers::diff(
+            &mut hook,
+            old,
+            prefix..old.len() - suffix,
+            new,
+            prefix..new.len() - suffix,
+        )
+    };
+    match run() {
+        Ok(()) => hook.inner.into_inner().into_inner().into_ops(),
+        Err(never) => match never {},
+    }
 }
 
 /// A lower bound of the edit distance that costs one pass: a line value that
@@ -173,7 +242,8 @@ pub(crate) fn unified_diff(before: &str, after: &str, file_label: &str) -> Resul
     }
     let old: Vec<&str> = before.split('\n').collect();
     let new: Vec<&str> = after.split('\n').collect();
-    let (old_middle, new_middle) = changed_middles(&old, &new);
+    let (prefix, suffix) = common_ends(&old, &new);
+    let (old_middle, new_middle) = (middle(&old, prefix, suffix), middle(&new, prefix, suffix));
     let bound = edit_distance_lower_bound(old_middle, new_middle);
     if bound > MAX_DIFF_EDIT_DISTANCE {
         return Err(too_complex(format!("at least {bound}")));
@@ -181,7 +251,7 @@ pub(crate) fn unified_diff(before: &str, after: &str, file_label: &str) -> Resul
     if !edit_distance_at_most(old_middle, new_middle, MAX_DIFF_EDIT_DISTANCE) {
         return Err(too_complex(format!("more than {MAX_DIFF_EDIT_DISTANCE}")));
     }
-    let ops = capture_diff_slices(Algorithm::Myers, &old, &new);
+    let ops = line_ops(&old, &new, prefix, suffix);
 
     let mut additions = 0usize;
     let mut deletions = 0usize;
@@ -312,384 +382,4 @@ pub(crate) fn whole_document_edit(current: &str, target: &str, file_label: &str)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use protocol::edit_checkpoint::apply_text_changes;
-
-    fn diff(before: &str, after: &str) -> DiffPreview {
-        let preview = unified_diff(before, after, "main.typ")
-            .expect("diff builds")
-            .expect("texts differ");
-        assert_eq!(
-            DiffPreview::parse(&preview.to_value()).as_ref(),
-            Some(&preview),
-            "the preview must pass the wire validator"
-        );
-        preview
-    }
-
-    fn kinds_and_text(hunk: &DiffHunk) -> Vec<(DiffRowKind, Option<u64>, Option<u64>, &str)> {
-        hunk.rows
-            .iter()
-            .map(|row| (row.kind, row.old_line, row.new_line, row.text.as_str()))
-            .collect()
-    }
-
-    fn numbered(count: usize) -> Vec<String> {
-        (1..=count).map(|n| format!("line {n}")).collect()
-    }
-
-    use DiffRowKind::{Context as C, Delete as D, Insert as I};
-
-    #[test]
-    fn equal_texts_have_no_preview() {
-        assert_eq!(unified_diff("same\ntext", "same\ntext", "main.typ"), Ok(None));
-        assert_eq!(unified_diff("", "", "main.typ"), Ok(None));
-    }
-
-    #[test]
-    fn a_replaced_line_shows_context_and_both_line_numbers() {
-        let preview = diff("= Title\nOld paragraph\nLast", "= Title\nNew paragraph\nLast");
-        assert_eq!((preview.additions, preview.deletions), (1, 1));
-        assert_eq!(preview.file_label, "main.typ");
-        let [hunk] = preview.hunks.as_slice() else {
-            panic!("one hunk expected: {preview:?}");
-        };
-        assert_eq!(
-            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
-            (1, 3, 1, 3)
-        );
-        assert_eq!(
-            kinds_and_text(hunk),
-            vec![
-                (C, Some(1), Some(1), "= Title"),
-                (D, Some(2), None, "Old paragraph"),
-                (I, None, Some(2), "New paragraph"),
-                (C, Some(3), Some(3), "Last"),
-            ]
-        );
-    }
-
-    #[test]
-    fn distant_changes_form_separate_hunks_with_three_context_rows() {
-        let before = numbered(24);
-        let mut after = before.clone();
-        after[1] = "changed 2".into();
-        after[21] = "changed 22".into();
-        let preview = diff(&before.join("\n"), &after.join("\n"));
-        assert_eq!((preview.additions, preview.deletions), (2, 2));
-        let [first, second] = preview.hunks.as_slice() else {
-            panic!("two hunks expected: {preview:?}");
-        };
-        // Line 2 changed: one line of context above (line 1), three below (3-5).
-        assert_eq!(
-            (first.old_start, first.old_lines, first.new_start, first.new_lines),
-            (1, 5, 1, 5)
-        );
-        assert_eq!(first.rows.first().map(|r| r.text.as_str()), Some("line 1"));
-        assert_eq!(first.rows.last().map(|r| r.text.as_str()), Some("line 5"));
-        // Line 22 changed: context 19-21 above, 23-24 below.
-        assert_eq!(
-            (second.old_start, second.old_lines, second.new_start, second.new_lines),
-            (19, 6, 19, 6)
-        );
-        assert_eq!(second.rows.first().map(|r| r.text.as_str()), Some("line 19"));
-        assert_eq!(second.rows.last().map(|r| r.text.as_str()), Some("line 24"));
-    }
-
-    #[test]
-    fn changes_six_lines_apart_merge_and_seven_apart_split() {
-        let before = numbered(40);
-        // Changed lines 10 and 17: six unchanged lines between them.
-        let mut merged = before.clone();
-        merged[9] = "x".into();
-        merged[16] = "y".into();
-        let preview = diff(&before.join("\n"), &merged.join("\n"));
-        assert_eq!(preview.hunks.len(), 1);
-        let hunk = &preview.hunks[0];
-        assert_eq!((hunk.old_start, hunk.old_lines), (7, 14));
-        assert_eq!(hunk.rows.iter().filter(|r| r.kind == C).count(), 12);
-
-        // Changed lines 10 and 18: seven unchanged lines between them.
-        let mut split = before.clone();
-        split[9] = "x".into();
-        split[17] = "y".into();
-        let preview = diff(&before.join("\n"), &split.join("\n"));
-        assert_eq!(preview.hunks.len(), 2);
-        assert_eq!((preview.hunks[0].old_start, preview.hunks[0].old_lines), (7, 7));
-        assert_eq!((preview.hunks[1].old_start, preview.hunks[1].old_lines), (15, 7));
-    }
-
-    #[test]
-    fn pure_insertions_and_deletions_count_and_number_lines() {
-        let preview = diff("a\nb\nc", "a\nb\nnew 1\nnew 2\nc");
-        assert_eq!((preview.additions, preview.deletions), (2, 0));
-        let hunk = &preview.hunks[0];
-        assert_eq!(
-            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
-            (1, 3, 1, 5)
-        );
-        assert_eq!(
-            kinds_and_text(hunk),
-            vec![
-                (C, Some(1), Some(1), "a"),
-                (C, Some(2), Some(2), "b"),
-                (I, None, Some(3), "new 1"),
-                (I, None, Some(4), "new 2"),
-                (C, Some(3), Some(5), "c"),
-            ]
-        );
-
-        let preview = diff("a\nb\nc\nd", "a\nd");
-        assert_eq!((preview.additions, preview.deletions), (0, 2));
-        assert_eq!(
-            kinds_and_text(&preview.hunks[0]),
-            vec![
-                (C, Some(1), Some(1), "a"),
-                (D, Some(2), None, "b"),
-                (D, Some(3), None, "c"),
-                (C, Some(4), Some(2), "d"),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_hunk_that_starts_with_an_insertion_uses_the_line_cursors() {
-        let preview = diff("a", "new\na");
-        let hunk = &preview.hunks[0];
-        assert_eq!(
-            (hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines),
-            (1, 1, 1, 2)
-        );
-        assert_eq!(kinds_and_text(hunk)[0], (I, None, Some(1), "new"));
-    }
-
-    #[test]
-    fn end_of_document_newlines_and_empty_documents_are_lines_too() {
-        // Adding a final newline adds an empty last line.
-        let preview = diff("a", "a\n");
-        assert_eq!((preview.additions, preview.deletions), (1, 0));
-        assert_eq!(kinds_and_text(&preview.hunks[0]).last(), Some(&(I, None, Some(2), "")));
-
-        // An empty document is one empty line.
-        let preview = diff("", "x");
-        assert_eq!(
-            kinds_and_text(&preview.hunks[0]),
-            vec![(D, Some(1), None, ""), (I, None, Some(1), "x")]
-        );
-    }
-
-    #[test]
-    fn crlf_rows_keep_their_carriage_return() {
-        let preview = diff("a\r\nb\r\nc", "a\r\nB\r\nc");
-        assert_eq!(
-            kinds_and_text(&preview.hunks[0]),
-            vec![
-                (C, Some(1), Some(1), "a\r"),
-                (D, Some(2), None, "b\r"),
-                (I, None, Some(2), "B\r"),
-                (C, Some(3), Some(3), "c"),
-            ]
-        );
-    }
-
-    #[test]
-    fn the_file_label_falls_back_and_is_bounded() {
-        let preview = unified_diff("a", "b", "  ").expect("diff").expect("changed");
-        assert_eq!(preview.file_label, DEFAULT_EDIT_FILE_LABEL);
-        let long = format!("{}.typ", "d/".repeat(200));
-        let preview = unified_diff("a", "b", &long).expect("diff").expect("changed");
-        assert_eq!(js::utf16_len(&preview.file_label), 240);
-        assert!(DiffPreview::is_valid(&preview.to_value()));
-    }
-
-    #[test]
-    fn unrelated_documents_are_refused_before_diffing() {
-        let before = (0..3_000).map(|n| format!("old {n}")).collect::<Vec<_>>().join("\n");
-        let after = (0..3_000).map(|n| format!("new {n}")).collect::<Vec<_>>().join("\n");
-        let error = unified_diff(&before, &after, "main.typ").expect_err("too complex");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-        assert!(error.message.contains("6000"), "{}", error.message);
-    }
-
-    #[test]
-    fn an_edit_distance_just_over_the_limit_is_refused_and_at_the_limit_accepted() {
-        // 2,000 replaced lines are 4,000 changed rows: exactly the limit.
-        let before = numbered(2_001).join("\n");
-        let mut lines = numbered(2_001);
-        for line in lines.iter_mut().take(2_000) {
-            line.push('!');
-        }
-        let preview = diff(&before, &lines.join("\n"));
-        assert_eq!(preview.additions + preview.deletions, 4_000);
-
-        lines[2_000].push('!');
-        let error = unified_diff(&before, &lines.join("\n"), "main.typ").expect_err("over the limit");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-    }
-
-    #[test]
-    fn a_reordering_that_the_cheap_bound_misses_is_still_refused() {
-        // The same lines in reverse order: the multiset bound is zero, the
-        // real edit distance is far above the limit.
-        let lines = numbered(2_100);
-        let reversed: Vec<String> = lines.iter().rev().cloned().collect();
-        let error = unified_diff(&lines.join("\n"), &reversed.join("\n"), "main.typ").expect_err("too complex");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-        assert!(error.message.contains("more than 4000"), "{}", error.message);
-    }
-
-    /// The edit distance by the textbook LCS table, for small inputs.
-    fn reference_distance(old: &[&str], new: &[&str]) -> usize {
-        let mut table = vec![vec![0usize; new.len() + 1]; old.len() + 1];
-        for i in (0..old.len()).rev() {
-            for j in (0..new.len()).rev() {
-                table[i][j] = if old[i] == new[j] {
-                    table[i + 1][j + 1] + 1
-                } else {
-                    table[i + 1][j].max(table[i][j + 1])
-                };
-            }
-        }
-        old.len() + new.len() - 2 * table[0][0]
-    }
-
-    #[test]
-    fn the_bounded_distance_check_agrees_with_known_distances() {
-        let cases: [(&[&str], &[&str], usize); 6] = [
-            (&[], &[], 0),
-            (&["a"], &[], 1),
-            (&[], &["a", "b"], 2),
-            (&["a", "b", "c"], &["a", "x", "c"], 2),
-            (&["a", "b", "c", "d"], &["d", "c", "b", "a"], 6),
-            (&["a", "b", "a", "b"], &["b", "a", "b", "a"], 2),
-        ];
-        for (old, new, distance) in cases {
-            assert_eq!(reference_distance(old, new), distance, "{old:?} {new:?}");
-            assert!(
-                edit_distance_at_most(old, new, distance),
-                "{old:?} {new:?} within {distance}"
-            );
-            if distance > 0 {
-                assert!(
-                    !edit_distance_at_most(old, new, distance - 1),
-                    "{old:?} {new:?} over {}",
-                    distance - 1
-                );
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn the_bounded_distance_check_matches_the_lcs_distance(
-            old in proptest::collection::vec(0u8..4, 0..24),
-            new in proptest::collection::vec(0u8..4, 0..24),
-            limit in 0usize..40,
-        ) {
-            let names = ["a", "b", "c", "d"];
-            let old: Vec<&str> = old.iter().map(|n| names[usize::from(*n)]).collect();
-            let new: Vec<&str> = new.iter().map(|n| names[usize::from(*n)]).collect();
-            let distance = reference_distance(&old, &new);
-            proptest::prop_assert_eq!(edit_distance_at_most(&old, &new, limit), distance <= limit);
-            // similar's Myers is minimal too, so the previews count the same.
-            let ops = capture_diff_slices(Algorithm::Myers, &old, &new);
-            let changed: usize = ops
-                .iter()
-                .filter(|op| op.tag() != DiffTag::Equal)
-                .map(|op| op.old_range().len() + op.new_range().len())
-                .sum();
-            proptest::prop_assert_eq!(changed, distance);
-        }
-    }
-
-    #[test]
-    fn too_much_changed_text_is_refused() {
-        let long = "x".repeat(MAX_DIFF_CHANGED_TEXT_CHARS);
-        let error = unified_diff("a", &long, "main.typ").expect_err("too much text");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-        assert!(error.message.contains("256001"), "{}", error.message);
-    }
-
-    #[test]
-    fn more_hunks_than_the_wire_allows_are_refused() {
-        // 300 isolated changes, each eight lines apart.
-        let before = numbered(2_400);
-        let mut after = before.clone();
-        for index in (0..2_400).step_by(8) {
-            after[index] = format!("changed {index}");
-        }
-        let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many hunks");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-        assert!(error.message.contains("300 hunks"), "{}", error.message);
-    }
-
-    #[test]
-    fn more_rows_than_the_wire_allows_are_refused() {
-        // 250 separate hunks (within the hunk bound), each 8 replaced lines
-        // plus 6 context rows: 5,500 rows at an edit distance of exactly 4,000.
-        let before = numbered(250 * 20);
-        let mut after = before.clone();
-        for block in 0..250 {
-            for offset in 0..8 {
-                after[block * 20 + offset] = format!("changed {block} {offset}");
-            }
-        }
-        let error = unified_diff(&before.join("\n"), &after.join("\n"), "main.typ").expect_err("too many rows");
-        assert_eq!(error.code().as_str(), "EDIT_PREVIEW_TOO_LARGE");
-    }
-
-    #[test]
-    fn whole_document_edits_replace_everything_and_keep_a_notice_when_too_large() {
-        assert_eq!(
-            whole_document_edit("same", "same", "main.typ"),
-            WholeDocumentEdit::Unchanged
-        );
-
-        let current = "a\u{1F600}\nb";
-        let WholeDocumentEdit::Replace {
-            change,
-            preview,
-            notice,
-        } = whole_document_edit(current, "a\nc", "main.typ")
-        else {
-            panic!("a replacement expected");
-        };
-        assert_eq!((change.from, change.to), (0, 5));
-        assert_eq!(apply_text_changes(current, &[change]).as_deref(), Ok("a\nc"));
-        assert_eq!(notice, None);
-        let preview = preview.expect("small diff has a preview");
-        assert_eq!((preview.additions, preview.deletions), (2, 2));
-
-        let before = (0..5_000).map(|n| format!("old {n}")).collect::<Vec<_>>().join("\n");
-        let WholeDocumentEdit::Replace {
-            change,
-            preview,
-            notice,
-        } = whole_document_edit(&before, "new", "main.typ")
-        else {
-            panic!("a replacement expected");
-        };
-        assert!(preview.is_none(), "5,001 changed lines have no preview");
-        assert!(notice.is_some_and(|text| !text.is_empty()));
-        assert_eq!(apply_text_changes(&before, &[change]).as_deref(), Ok("new"));
-    }
-
-    #[test]
-    fn a_twenty_thousand_line_document_gets_its_preview() {
-        let before = numbered(20_000);
-        let mut after = before.clone();
-        for index in [5, 4_000, 9_999, 15_000, 19_999] {
-            after[index] = format!("edited {index}");
-        }
-        after.insert(12_000, "inserted".into());
-        let preview = diff(&before.join("\n"), &after.join("\n"));
-        assert_eq!((preview.additions, preview.deletions), (6, 5));
-        assert_eq!(preview.hunks.len(), 6);
-        let last = preview.hunks.last().expect("hunks");
-        assert_eq!(
-            last.rows.last().map(|r| (r.old_line, r.new_line)),
-            Some((None, Some(20_001)))
-        );
-    }
-}
+mod tests;

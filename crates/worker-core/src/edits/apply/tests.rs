@@ -300,6 +300,38 @@ fn another_file_focused_at_apply_time_waits_for_the_file_and_retries() {
 }
 
 #[test]
+fn another_file_focused_when_the_proposal_is_drawn_waits_for_the_file_and_draws_again() {
+    let mut h = harness();
+    // The run's first read and the edit snapshot show main.typ; when the
+    // proposal is drawn the user is on notes.typ, so the page refuses it
+    // (`staleReason: file`); the next context read still shows notes.typ (a
+    // banner), the one after main.typ again, and the proposal is drawn and
+    // reviewed then.
+    h.editor().files = ["main.typ", "main.typ", "notes.typ", "main.typ"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
+    assert_eq!(shows.len(), 2, "refused once for the other file, then drawn");
+    let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
+    assert_eq!(waiting.len(), 1);
+    assert_eq!(waiting[0]["missing"], json!(["open file: main.typ"]));
+    assert_eq!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(), 1, "one review");
+    assert!(h.editor().overlay.is_some());
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["ok"], true, "{result}");
+    assert_eq!(result["reviewed_diff"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
 fn a_commit_that_cannot_be_stored_is_a_warning_on_an_applied_change() {
     let mut h = harness();
     h.platform().pages.fail_storage_after_apply.set(true);
