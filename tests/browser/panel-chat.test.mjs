@@ -1,6 +1,7 @@
 // The chat area of the real side panel: hostile Markdown stays inert (stored
 // history and a streamed answer), a streamed answer shows reasoning, text and
-// tool blocks in arrival order, a preflight banner offers Check again / Skip and
+// tool blocks in arrival order, a long answer rendered block by block while it
+// streams ends in the DOM its saved chat renders, a preflight banner offers Check again / Skip and
 // disappears, "Jump to latest" appears when the user has scrolled away, and the
 // render cost of a 100 KB answer in 2,000 deltas is reported (never asserted).
 //
@@ -193,6 +194,48 @@ forEachBuild('panel chat', get => {
     await waitForAnswer(panel, 1, 'the streamed hostile answer to finish');
     assertInert(await panel.evaluate(auditChat, MARKDOWN_TAGS), 'streamed answer');
     await panel.close();
+    await fixture.page.close();
+  });
+
+  it('ends a long streamed answer, rendered block by block, in the DOM its stored chat renders', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    // Blocks that later lines act on (setext headings, tables, loose lists,
+    // lazy continuations, fences with blank lines) and hostile raw HTML,
+    // repeated past several frames' render budgets.
+    const part = index => [
+      `Heading ${index}`, '---', '',
+      `A paragraph with **bold**, \`code\` and [a link](https://typst.app/docs/${index}).`, 'Its second line.', '',
+      '| a | b |', '|:--|--:|', `| ${index} | <img src=x onerror="window.__hostileRan = 'table'"> |`, '',
+      '- tight', '- list', '', '- loose', '', '  continued', '',
+      '> quoted', 'lazy continuation', '',
+      '```typst', `#let x = ${index}`, '', '#x', '```', '',
+      '<div onclick="window.__hostileRan = \'div\'">raw block</div>', '',
+    ].join('\n');
+    const answer = Array.from({ length: 60 }, (_, index) => part(index)).join('\n');
+    endpoint.setScript(() => [step.content(answer, { chunks: 400 }), step.finish('stop')]);
+    const { fixture, panel } = await openPanel(h);
+    await send(panel, 'Answer with the long sample.');
+    await waitForAnswer(panel, 1, 'the long streamed answer to finish');
+    const contentHtml = () => [...document.querySelectorAll('#messages .msg-assistant .msg-content')].map(node => node.innerHTML);
+    const streamed = await panel.evaluate(contentHtml);
+    const audit = await panel.evaluate(auditChat, MARKDOWN_TAGS);
+    assert.deepEqual([audit.forbiddenTags, audit.attributesOffLinks, audit.handlers, audit.badHrefs], [[], [], [], []]);
+    assert.equal(audit.styled, 0, 'no style attributes');
+    assert.equal(audit.ran, null, 'nothing executed');
+    assert.match(audit.text, /<div onclick=/, 'raw HTML shown as text');
+    await panel.close();
+    // The saved chat, opened again, is rendered from history as one text.
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const again = await h.openSidePanel({ windowId });
+    await again.waitForReady();
+    await again.waitFor(() => document.querySelectorAll('#messages .msg-assistant .msg-content').length > 0,
+      undefined, { message: 'the saved answer to render' });
+    const stored = await again.evaluate(contentHtml);
+    assert.equal(streamed.length, 1, 'one text segment');
+    assert.ok(streamed[0].includes('<table>') && streamed[0].includes('<h2>'), 'the streamed answer is Markdown');
+    assert.deepEqual(streamed, stored, 'the streamed DOM equals the whole render of the saved answer');
+    await again.close();
     await fixture.page.close();
   });
 

@@ -122,7 +122,8 @@ pub(crate) fn render(markdown: &str) -> Result<String, MarkdownError> {
     Ok(clean)
 }
 
-fn options() -> Options {
+/// The parser's options; `chat::incremental` splits with the same parse.
+pub(crate) fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH
 }
 

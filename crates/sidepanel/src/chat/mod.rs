@@ -5,9 +5,10 @@
 //! Snapshot control.
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
-//! HTML), [`model`] (the streaming state machine over protocol's saved answer
-//! record, whose entry is the saved display message) and [`labels`] (every
-//! text a block shows). The wasm-only `view/` mirrors those decisions into
+//! HTML), [`incremental`] (which blocks of a streaming text are closed and
+//! rendered in a frame), [`model`] (the streaming state machine over
+//! protocol's saved answer record, whose entry is the saved display message)
+//! and [`labels`] (every text a block shows). The wasm-only `view/` mirrors those decisions into
 //! DOM nodes; its `html_sink.rs` is the panel's only HTML sink.
 //!
 //! # API for the rest of the panel (wasm only)
@@ -62,8 +63,9 @@
 //!   sends `Cancel`. The banner stays until `clear_preflight` or the call's
 //!   result; the buttons stay usable (Retry may be pressed again).
 //! - Streaming text is appended as inert text at most once per animation
-//!   frame; a text segment is rendered as Markdown once, when it closes
-//!   (reasoning starts, tool calls arrive, or `finish`). Reasoning streams
+//!   frame; in the same frame every Markdown block it closed is rendered,
+//!   once, and replaces its text; the blocks still open are rendered when
+//!   the segment closes (reasoning starts, tool calls arrive, or `finish`). Reasoning streams
 //!   into an open "Thinking" block that collapses into "Thought".
 //! - The chat follows new output only while the user is within 72 px of the
 //!   bottom; otherwise `#jump-latest` appears, and scrolling back down or
@@ -87,6 +89,7 @@
 //! for the cost itself. The worker batches deltas every 32 ms, so the panel
 //! sees roughly one `AI_STREAM_BATCH` per batch window, not 2,000 messages.
 
+mod incremental;
 mod labels;
 mod markdown;
 mod model;

@@ -3,7 +3,7 @@
 //! and the changes the view must make to mirror each run event.
 //!
 //! Why a state machine apart from the DOM: the moments a segment opens and
-//! closes (a text segment is rendered as Markdown once, when it closes)
+//! closes (a text segment's last Markdown blocks are rendered when it closes)
 //! decide what the user sees. Kept here as plain Rust, they are tested
 //! natively; `chat::view` only mirrors the changes this module reports into
 //! elements.

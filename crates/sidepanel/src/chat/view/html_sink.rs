@@ -1,7 +1,9 @@
 //! THE PANEL'S ONLY HTML SINK: the one place a string of HTML becomes DOM.
 //!
 //! Its only input is the sanitised, audited output of
-//! `chat::markdown::render` (the model's Markdown). A `<template>` element
+//! `chat::markdown::render` (the model's Markdown: a whole text, or the
+//! closed blocks of a streaming one that `chat::incremental::IncrementalMarkdown`
+//! passed through that same function). A `<template>` element
 //! parses that string inertly (no script runs, nothing loads), then every
 //! element of the result is audited a second time against the same
 //! allowlist before the fragment is adopted into the page; anything refused
@@ -12,36 +14,52 @@ use crate::chat::markdown::{self, MarkdownError};
 use crate::dom;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{DocumentFragment, Element, HtmlTemplateElement};
+use web_sys::{DocumentFragment, Element, HtmlTemplateElement, Node};
 
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
 /// Replaces `element`'s content with `text` rendered as Markdown, or with
 /// `text` as plain text when rendering is refused at any step.
 pub(super) fn render_markdown_into(element: &Element, text: &str) {
-    match markdown_fragment(text) {
+    match markdown::render(text).and_then(|html| rendered_fragment(&html)) {
         Ok(fragment) => element.replace_children_with_node_1(&fragment),
         Err(error) => {
-            web_sys::console::warn_1(&JsValue::from_str(&format!(
-                "Typst Side Agent: Markdown shown as text ({}): {error}",
-                error.code()
-            )));
+            warn_refused(&error);
             element.set_text_content(Some(text));
         }
     }
+}
+
+/// Inserts `html`, output of `chat::markdown::render` for closed blocks of
+/// a streaming text, into `parent` before `before`. False (nothing
+/// inserted) when the element check refuses it.
+pub(super) fn insert_rendered_before(parent: &Element, before: &Node, html: &str) -> bool {
+    match rendered_fragment(html) {
+        Ok(fragment) => parent.insert_before(&fragment, Some(before)).is_ok(),
+        Err(error) => {
+            warn_refused(&error);
+            false
+        }
+    }
+}
+
+fn warn_refused(error: &MarkdownError) {
+    web_sys::console::warn_1(&JsValue::from_str(&format!(
+        "Typst Side Agent: Markdown shown as text ({}): {error}",
+        error.code()
+    )));
 }
 
 /// THE ONLY PLACE THE PANEL PARSES AN HTML STRING. Its input is the
 /// sanitised, audited output of `chat::markdown::render`; a `<template>`
 /// parses it inertly (no script runs, nothing loads), and every element of
 /// the result is checked against the same allowlist before it is adopted.
-fn markdown_fragment(text: &str) -> Result<DocumentFragment, MarkdownError> {
-    let html = markdown::render(text)?;
+fn rendered_fragment(html: &str) -> Result<DocumentFragment, MarkdownError> {
     let template: HtmlTemplateElement = dom::document()
         .and_then(|d| d.create_element("template").ok())
         .and_then(|t| t.dyn_into().ok())
         .ok_or(MarkdownError::Malformed)?;
-    template.set_inner_html(&html);
+    template.set_inner_html(html);
     let fragment = template.content();
     audit_fragment(&fragment)?;
     Ok(fragment)
@@ -62,7 +80,13 @@ fn audit_fragment(fragment: &DocumentFragment) -> Result<(), MarkdownError> {
         }
         markdown::element_allowed(&name)?;
         let mut has_href = false;
-        for attribute in element.get_attribute_names().iter() {
+        // Most elements carry none: one call instead of a list of names.
+        let attributes = if element.has_attributes() {
+            element.get_attribute_names()
+        } else {
+            js_sys::Array::new()
+        };
+        for attribute in attributes.iter() {
             let attribute = attribute.as_string().unwrap_or_default();
             let value = element.get_attribute(&attribute).unwrap_or_default();
             markdown::attribute_allowed(&name, &attribute, &value)?;

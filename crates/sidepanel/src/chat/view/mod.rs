@@ -8,7 +8,8 @@
 //!
 //! `state.rs` holds the state ([`ChatView`], [`AssistantStream`] and the
 //! shared `Inner`) and scrolling; this file mounts the chat and renders its
-//! history; `stream.rs` drives a run's bubble, `clicks.rs` reads the
+//! history; `stream.rs` drives a run's bubble (its open text segment in
+//! `live_text.rs`, Markdown block by block), `clicks.rs` reads the
 //! delegated click, `recovery.rs` keeps the answers' Revert/Snapshot
 //! controls. The other files only build elements
 //! and know nothing of this state: `groups.rs` (stored messages),
@@ -24,6 +25,7 @@ mod clicks;
 mod diff;
 mod groups;
 mod html_sink;
+mod live_text;
 mod reasoning;
 mod recovery;
 mod recovery_control;
@@ -81,6 +83,8 @@ impl ChatView {
                 frame: None,
                 follow_at_request: None,
                 frame_callback: None,
+                closing: Vec::new(),
+                rendering_group: None,
                 preflight_actions: HashMap::new(),
                 approval_actions: HashMap::new(),
                 recovery: Recovery::default(),
@@ -209,6 +213,7 @@ impl ChatView {
         if inner.stream.is_some() {
             inner.finish_stream(ResponseStatus::Incomplete);
         }
+        inner.finish_rendering_now();
         inner.hide_empty_state();
         let body = el("div").class("msg-body").build();
         let group = el("div")

@@ -8,6 +8,7 @@
 //! here, so none of them reaches back into `mod.rs`.
 
 use super::banners::ApprovalBanner;
+use super::live_text::LiveText;
 use super::reasoning::LiveReasoning;
 use crate::chat::model::StreamModel;
 use crate::dom;
@@ -18,7 +19,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, Event, Text};
+use web_sys::{Element, Event};
 
 /// The chat follows new output only while the user is this close to the bottom.
 const FOLLOW_THRESHOLD_PX: i32 = 72;
@@ -73,6 +74,12 @@ pub(super) struct Inner {
     /// requested: measured before the DOM grows, as the user saw it.
     pub(super) follow_at_request: Option<bool>,
     pub(super) frame_callback: Option<Closure<dyn FnMut(f64)>>,
+    /// Text segments that ended but whose closed blocks are still being
+    /// rendered, a budget per frame, oldest first.
+    pub(super) closing: Vec<LiveText>,
+    /// A finished answer that keeps its `streaming` class until `closing`
+    /// is rendered, so "not streaming" still means "fully rendered".
+    pub(super) rendering_group: Option<Element>,
     pub(super) preflight_actions: HashMap<String, PreflightCallback>,
     pub(super) approval_actions: HashMap<String, ApprovalCallback>,
     pub(super) recovery: Recovery,
@@ -83,7 +90,7 @@ pub(super) struct StreamDom {
     pub(super) model: StreamModel,
     pub(super) group: Element,
     pub(super) body: Element,
-    pub(super) text: Option<(Element, Text)>,
+    pub(super) text: Option<LiveText>,
     pub(super) reasoning: Option<LiveReasoning>,
 }
 
@@ -145,6 +152,8 @@ impl Inner {
     pub(super) fn reset(&mut self) {
         self.cancel_frame();
         self.stream = None;
+        self.closing.clear();
+        self.rendering_group = None;
         self.preflight_actions.clear();
         self.approval_actions.clear();
         self.recovery.checkpoints.clear();

@@ -1,15 +1,16 @@
 //! The streaming answer of a run: what [`AssistantStream`] does with each
 //! run event, and how `Inner` mirrors the stream model's changes (text at
-//! most once per animation frame, Markdown once per closed segment).
+//! most once per animation frame; each Markdown block rendered once, when it
+//! closes: `live_text.rs`).
 
 use super::banners::{self, ApprovalBanner};
-use super::html_sink::render_markdown_into;
+use super::live_text::{LiveText, Step};
 use super::reasoning::{append_reasoning, close_reasoning, reasoning_block};
 use super::state::{AssistantStream, Inner};
 use super::tool_block::{apply_summary, find_tool_block, remove_banner, set_status, tool_block};
 use crate::chat::labels::{self, ToolStatus};
 use crate::chat::model::Change;
-use crate::dom::{self, el};
+use crate::dom;
 use crate::edit_review::ApprovalPrompt;
 use protocol::answer::ResponseStatus;
 use protocol::payloads::{
@@ -32,12 +33,14 @@ impl AssistantStream {
     /// `AI_STREAM_BATCH`: appends in order; text shows at the next frame.
     pub(crate) fn apply_batch(&self, items: &[StreamItem]) {
         self.with(|inner| {
-            let follow = inner.near_bottom();
             let changes = match inner.stream.as_mut() {
                 Some(stream) => stream.model.apply_batch(items),
                 None => return,
             };
             if !changes.is_empty() {
+                // Measured before the DOM changes (the model touches none),
+                // and only then: most batches only grow the open text.
+                let follow = inner.near_bottom();
                 inner.apply_changes(changes);
                 inner.finish_mutation(follow);
             }
@@ -195,25 +198,68 @@ impl Inner {
         }
     }
 
-    /// Shows text that arrived since the last frame: the new suffix only,
-    /// as text nodes (unfinished Markdown stays inert).
+    /// Shows text that arrived since the last frame, the new suffix only,
+    /// as text nodes (unfinished Markdown stays inert), and renders the
+    /// next closed Markdown blocks: one budget per frame, another frame
+    /// while more wait.
     pub(super) fn flush(&mut self) {
         let follow_at_request = self.follow_at_request;
         self.cancel_frame();
         let follow = follow_at_request.unwrap_or_else(|| self.near_bottom());
-        let Some(stream) = self.stream.as_mut() else { return };
-        let pending = stream.model.take_pending();
-        let mut changed = false;
-        if let (Some(text), Some((_, node))) = (pending.text, stream.text.as_ref()) {
-            let _ = node.append_data(&text);
-            changed = true;
+        let mut step = Step::default();
+        if let Some(stream) = self.stream.as_mut() {
+            let pending = stream.model.take_pending();
+            if let (Some(text), Some(live)) = (pending.text, stream.text.as_mut()) {
+                live.append(&text);
+                step.changed = true;
+            }
+            if let (Some((text, _total)), Some(reasoning)) = (pending.reasoning, stream.reasoning.as_ref()) {
+                append_reasoning(reasoning, &text);
+                step.changed = true;
+            }
         }
-        if let (Some((text, _total)), Some(reasoning)) = (pending.reasoning, stream.reasoning.as_ref()) {
-            append_reasoning(reasoning, &text);
-            changed = true;
-        }
-        if changed {
+        let rendered = self.render_step();
+        step.changed |= rendered.changed;
+        step.more = rendered.more;
+        if step.changed {
             self.finish_mutation(follow);
+        }
+        if step.more {
+            self.request_frame();
+        }
+    }
+
+    /// One frame's Markdown: the oldest ended segment first, then the open
+    /// one. An ended segment with nothing closed left gets its last block.
+    fn render_step(&mut self) -> Step {
+        if let Some(first) = self.closing.first_mut() {
+            let mut step = first.step();
+            if !step.more {
+                self.closing.remove(0).finish();
+                step.changed = true;
+            }
+            if self.closing.is_empty()
+                && let Some(group) = self.rendering_group.take()
+            {
+                let _ = group.class_list().remove_1("streaming");
+            }
+            step.more |= !self.closing.is_empty();
+            return step;
+        }
+        self.stream
+            .as_mut()
+            .and_then(|stream| stream.text.as_mut())
+            .map(LiveText::step)
+            .unwrap_or_default()
+    }
+
+    /// Renders every ended segment at once (a new answer starts).
+    pub(super) fn finish_rendering_now(&mut self) {
+        for live in self.closing.drain(..) {
+            live.finish_now();
+        }
+        if let Some(group) = self.rendering_group.take() {
+            let _ = group.class_list().remove_1("streaming");
         }
     }
 
@@ -234,16 +280,11 @@ impl Inner {
                         close_reasoning(&reasoning);
                     }
                 }
-                Change::OpenText => {
-                    let Some(node) = dom::text_node("") else { continue };
-                    let content = el("div").class("msg-content").build();
-                    let _ = content.append_child(&node);
-                    let _ = stream.body.append_child(&content);
-                    stream.text = Some((content, node));
-                }
+                Change::OpenText => stream.text = LiveText::open(&stream.body),
                 Change::CloseText { markdown } => {
-                    if let Some((content, _)) = stream.text.take() {
-                        render_markdown_into(&content, &markdown);
+                    if let Some(mut live) = stream.text.take() {
+                        live.end(&markdown);
+                        self.closing.push(live);
                     }
                 }
                 Change::AddTools(calls) => {
@@ -252,6 +293,9 @@ impl Inner {
                     }
                 }
             }
+        }
+        if !self.closing.is_empty() {
+            self.request_frame();
         }
     }
 
@@ -263,7 +307,17 @@ impl Inner {
         let stream = self.stream.take()?;
         self.preflight_actions.clear();
         self.approval_actions.clear();
-        let _ = stream.group.class_list().remove_1("streaming");
+        // A short answer is rendered in this task, as before; a long one
+        // keeps one budget per frame.
+        let _ = self.render_step();
+        if self.closing.is_empty() {
+            let _ = stream.group.class_list().remove_1("streaming");
+        } else {
+            // The ended text renders over the next frames; the class goes
+            // with its last block.
+            self.rendering_group = Some(stream.group.clone());
+            self.request_frame();
+        }
         let entry = stream.model.display_entry(status);
         if let Some(entry) = &entry {
             let complete = status == ResponseStatus::Complete;
