@@ -66,12 +66,21 @@ fn bindgen(stem: &str, out_dir: &Path) -> Result<()> {
         .with_context(|| format!("wasm-bindgen on {}", input.display()))
 }
 
+/// Chrome compiles a wasm function the first time it runs, whole. wasm-opt
+/// by default inlines every function that has one caller, however big, which
+/// folds whole call trees into single functions of 100 KB and more (the
+/// worker's message routing was one); a woken worker's first answer then
+/// compiles all of it. Bounding that inlining keeps the code a first answer
+/// reaches close to the code it runs, at no cost in size.
+const WASM_OPT_LAZY_COMPILE: &[&str] = &["--one-caller-inline-max-function-size", "1000"];
+
 fn optimize(wasm_opt: &Path, input: &Path, output: &Path) -> Result<()> {
     let mut command = Command::new(wasm_opt);
     command
         .arg(input)
         .arg("-Oz")
         .args(WASM_OPT_FEATURES)
+        .args(WASM_OPT_LAZY_COMPILE)
         .arg("-o")
         .arg(output);
     process::run(&mut command)

@@ -138,9 +138,12 @@ pub(crate) struct Outcome {
     pub(crate) storage_access: StorageAccess,
 }
 
-/// The whole start-up sequence. Each step's failure is reported but does not
-/// stop the later steps: a worker that cannot inject into one tab still
-/// serves the panel.
+/// The whole start-up sequence, in its first order. Each step's failure is
+/// reported but does not stop the later steps: a worker that cannot inject
+/// into one tab still serves the panel. `runtime.onInstalled` and
+/// `onStartup` run it; a woken worker runs the same steps split by
+/// [`crate::startup`] ([`restrict_storage`] first, [`repair`] after the
+/// answers it holds).
 pub(crate) async fn run(
     storage: &impl Storage,
     tabs: &impl Tabs,
@@ -151,17 +154,45 @@ pub(crate) async fn run(
     if let Err(error) = ensure_main_world_registration(scripting).await {
         problems.push(format!("main-world registration: {error}"));
     }
-    let storage_access = match storage.restrict_to_trusted_contexts().await {
-        Ok(true) => StorageAccess::TrustedContexts,
-        Ok(false) => {
-            problems.push("storage access level: storage.local.setAccessLevel is unavailable".to_owned());
-            StorageAccess::Unsupported
-        }
-        Err(error) => {
-            problems.push(format!("storage access level: {error}"));
-            StorageAccess::Failed(error.to_string())
-        }
-    };
+    let (storage_access, problem) = restrict_storage(storage).await;
+    problems.extend(problem);
+    problems.extend(repair_tabs(tabs, scripting, messenger).await);
+    Outcome {
+        problems,
+        storage_access,
+    }
+}
+
+/// Step (2): limits `chrome.storage.local` to trusted contexts; the level it
+/// could set, and the problem when it could not.
+pub(crate) async fn restrict_storage(storage: &impl Storage) -> (StorageAccess, Option<String>) {
+    match storage.restrict_to_trusted_contexts().await {
+        Ok(true) => (StorageAccess::TrustedContexts, None),
+        Ok(false) => (
+            StorageAccess::Unsupported,
+            Some("storage access level: storage.local.setAccessLevel is unavailable".to_owned()),
+        ),
+        Err(error) => (
+            StorageAccess::Failed(error.to_string()),
+            Some(format!("storage access level: {error}")),
+        ),
+    }
+}
+
+/// Steps (1), (3) and (4): the registration, the scripts in open typst.app
+/// tabs, the side panel per tab and the panel sync; the problems, step by step.
+pub(crate) async fn repair(tabs: &impl Tabs, scripting: &impl Scripting, messenger: &impl Messenger) -> Vec<String> {
+    let mut problems = Vec::new();
+    if let Err(error) = ensure_main_world_registration(scripting).await {
+        problems.push(format!("main-world registration: {error}"));
+    }
+    problems.extend(repair_tabs(tabs, scripting, messenger).await);
+    problems
+}
+
+/// Steps (3) and (4).
+async fn repair_tabs(tabs: &impl Tabs, scripting: &impl Scripting, messenger: &impl Messenger) -> Vec<String> {
+    let mut problems = Vec::new();
     match inject_into_open_typst_tabs(tabs, scripting).await {
         Ok(results) => problems.extend(
             results
@@ -173,10 +204,7 @@ pub(crate) async fn run(
     if let Err(error) = tabs::refresh_all(tabs, messenger).await {
         problems.push(format!("side panel sync: {error}"));
     }
-    Outcome {
-        problems,
-        storage_access,
-    }
+    problems
 }
 
 #[cfg(test)]

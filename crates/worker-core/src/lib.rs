@@ -43,6 +43,7 @@ mod runs;
 mod sender_gate;
 mod sessions;
 mod settings;
+mod startup;
 mod storage;
 mod tabs;
 mod theme;

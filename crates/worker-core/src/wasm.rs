@@ -584,21 +584,36 @@ thread_local! {
     static BOOTSTRAP_AGAIN: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Runs the start-up repair; a request while it runs makes it run once more
-/// when it ends instead of overlapping.
-async fn bootstrap_serialized() {
+/// Which start-up sequence a run of [`bootstrap_serialized`] begins with.
+#[derive(Clone, Copy)]
+enum Sequence {
+    /// The woken instance's, ordered around the first answers ([`Worker::start_up`]).
+    Wake,
+    /// The install/browser-start repair ([`Worker::bootstrap`]).
+    Repair,
+}
+
+/// Runs a start-up sequence; a request while one runs makes the repair run
+/// once more when it ends instead of overlapping.
+async fn bootstrap_serialized(first: Sequence) {
     if BOOTSTRAP_RUNNING.with(|running| running.replace(true)) {
         BOOTSTRAP_AGAIN.with(|again| again.set(true));
         return;
     }
+    let mut sequence = first;
     loop {
         BOOTSTRAP_AGAIN.with(|again| again.set(false));
-        for problem in worker().bootstrap().await {
+        let problems = match sequence {
+            Sequence::Wake => worker().start_up().await,
+            Sequence::Repair => worker().bootstrap().await,
+        };
+        for problem in problems {
             console_warn(&format!("Typst Side Agent start-up: {problem}"));
         }
         if !BOOTSTRAP_AGAIN.with(Cell::get) {
             break;
         }
+        sequence = Sequence::Repair;
     }
     BOOTSTRAP_RUNNING.with(|running| running.set(false));
 }
@@ -607,22 +622,26 @@ fn spawn(future: impl std::future::Future<Output = ()> + 'static) {
     wasm_bindgen_futures::spawn_local(future);
 }
 
-/// Called once by the shim when the module is ready.
+/// Called once by the shim when the module is ready, before it hands over
+/// the messages that waited: the start-up sequence is marked begun here,
+/// synchronously, so each of those messages sees what it must wait for
+/// (and holds back what must wait for it; see `crate::startup`).
 #[wasm_bindgen]
 pub fn start() {
+    worker().startup.begin();
     spawn(async {
         if let Ok(behavior) = to_js(&json!({ "openPanelOnActionClick": true })) {
             // Older browsers lack the setting; the panel still opens from its menu.
             let _ = side_panel_set_panel_behavior(behavior).await;
         }
     });
-    spawn(bootstrap_serialized());
+    spawn(bootstrap_serialized(Sequence::Wake));
 }
 
 /// `runtime.onInstalled` and `runtime.onStartup`.
 #[wasm_bindgen]
 pub fn bootstrap() {
-    spawn(bootstrap_serialized());
+    spawn(bootstrap_serialized(Sequence::Repair));
 }
 
 /// `runtime.onMessage`'s `sender`, the fields the sender policy reads. A

@@ -20,10 +20,14 @@ use crate::registries;
 use crate::runs::Runs;
 use crate::sender_gate::SenderGate;
 use crate::sessions::{self, SessionStore, Sessions};
+use crate::startup::{self, Needs, Startup};
 use crate::{bootstrap, page_client, settings, tabs, theme, title};
-use protocol::Payload;
+use protocol::{MessageType, Payload};
 use serde_json::Value;
 use std::cell::RefCell;
+
+/// One family's answer to one request, boxed (see [`Worker::route`]).
+type Answer<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, RequestError>> + 'a>>;
 
 /// The worker: its platform and the state that lives as long as the worker
 /// instance (Chrome may stop it at any time; nothing here must outlive that).
@@ -46,6 +50,9 @@ pub struct Worker<P: Platform> {
     pub(crate) storage_access: RefCell<StorageAccess>,
     /// The sender checks and the refusals they made.
     pub(crate) senders: SenderGate,
+    /// Where the start-up sequence is: what an answer waits for, and the
+    /// answers the side work waits for ([`crate::startup`]).
+    pub(crate) startup: Startup,
 }
 
 impl<P: Platform> Worker<P> {
@@ -62,6 +69,7 @@ impl<P: Platform> Worker<P> {
             quick_attach: QuickAttachQueue::new(),
             storage_access: RefCell::new(StorageAccess::Pending),
             senders: SenderGate::new(),
+            startup: Startup::default(),
         }
     }
 
@@ -78,6 +86,15 @@ impl<P: Platform> Worker<P> {
     /// payload is read.
     pub async fn handle_message_from(&self, message: &Value, sender: &MessageSender) -> Option<Value> {
         let reply_id = envelope::reply_request_id(message)?;
+        let needs = message
+            .get("type")
+            .and_then(Value::as_str)
+            .and_then(MessageType::from_wire)
+            .map_or(Needs::Independent, startup::needs);
+        // Taken before the first await, so a message handed over while the
+        // module started holds the side work back from its first step.
+        let (_hold, ready) = self.startup.admit(needs);
+        ready.await;
         let run_id = message.get("runId").and_then(Value::as_str);
         let runtime_id = self.platform.net_rules().extension_id();
         let answer = match self
@@ -94,46 +111,62 @@ impl<P: Platform> Worker<P> {
         })
     }
 
+    /// The one map from a message type to the module that answers it.
+    ///
+    /// Each family's answer is a boxed future of its own rather than a state
+    /// of this function's: otherwise the compiler folds every family's
+    /// state machine into this one function (over 200 KB of wasm), and the
+    /// browser, which compiles a function the first time it runs, compiles
+    /// all of it to answer a woken worker's first `LOAD_SETTINGS`.
     async fn route(&self, request: Request, sender: &MessageSender) -> Result<Value, RequestError> {
+        let run_id = request.run_id.clone();
+        self.answer(request.payload, run_id, sender).await
+    }
+
+    fn answer<'a>(&'a self, payload: Payload, run_id: Option<String>, sender: &'a MessageSender) -> Answer<'a> {
         let p = &self.platform;
-        let run_id = request.run_id.as_deref().unwrap_or_default();
-        match request.payload {
-            Payload::LoadTheme(_) => theme::load(p.storage()).await,
-            Payload::SaveTheme(save) => theme::save(p.storage(), &save).await,
-            Payload::LoadSettings(_) => Ok(settings::load(p.storage()).await?),
-            Payload::SaveSettings(save) => Ok(settings::save(p.storage(), &self.store.queue, &save).await?),
-            payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
-                page_client::route(p, &payload).await
+        match payload {
+            Payload::LoadTheme(_) => Box::pin(theme::load(p.storage())),
+            Payload::SaveTheme(save) => Box::pin(async move { theme::save(p.storage(), &save).await }),
+            Payload::LoadSettings(_) => Box::pin(async move { Ok(settings::load(p.storage()).await?) }),
+            Payload::SaveSettings(save) => {
+                Box::pin(async move { Ok(settings::save(p.storage(), &self.store.queue, &save).await?) })
             }
-            Payload::GenerateSessionTitle(request) => title::route(p.storage(), p.network(), p.clock(), request).await,
+            payload @ (Payload::GetEditorContext(_) | Payload::GetPreview(_) | Payload::GetDiagnostics(_)) => {
+                Box::pin(async move { page_client::route(p, &payload).await })
+            }
+            Payload::GenerateSessionTitle(request) => {
+                Box::pin(title::route(p.storage(), p.network(), p.clock(), request))
+            }
             payload @ (Payload::AiRunReserve(_)
             | Payload::AiStreamStart(_)
             | Payload::AiStreamCancel(_)
             | Payload::AiRunStatus(_)
             | Payload::AiToolPreflightResolve(_)
-            | Payload::AiToolApprovalResolve(_)) => {
+            | Payload::AiToolApprovalResolve(_)) => Box::pin(async move {
                 let (runs, store, recovery) = (&self.runs, &self.store, &self.recovery);
+                let run_id = run_id.as_deref().unwrap_or_default();
                 agent::route(p, runs, store, recovery, &self.integrations, run_id, payload).await
-            }
+            }),
             payload @ (Payload::EditCheckpointRevert(_)
             | Payload::DocumentSnapshotList(_)
             | Payload::DocumentSnapshotPreview(_)
             | Payload::DocumentSnapshotRestore(_)
             | Payload::DocumentSnapshotDelete(_)) => {
-                recovery::route(p, &self.runs, &self.store, &self.recovery, payload).await
+                Box::pin(recovery::route(p, &self.runs, &self.store, &self.recovery, payload))
             }
             // The storage status is the one status answer the panel reads
             // that is not a run's: it also says what the start-up sequence
             // could set of the storage access level (the About dialog shows
             // it) and counts this worker's sender refusals.
-            Payload::SessionStorageStatus(_) => {
+            Payload::SessionStorageStatus(_) => Box::pin(async move {
                 let access = self.storage_access.borrow().clone();
                 let mut status = sessions::storage_status(&self.sessions(), &access).await?;
                 if let Some(fields) = status.as_object_mut() {
                     fields.insert("senderRefusals".to_owned(), self.senders.counts());
                 }
                 Ok(status)
-            }
+            }),
             payload @ (Payload::SessionList(_)
             | Payload::SessionCreate(_)
             | Payload::SessionGet(_)
@@ -142,17 +175,23 @@ impl<P: Platform> Worker<P> {
             | Payload::SessionListAllGrouped(_)
             | Payload::SessionDeleteByProject(_)
             | Payload::SessionExport(_)
-            | Payload::SessionImport(_)) => sessions::route(&self.sessions(), payload).await,
+            | Payload::SessionImport(_)) => Box::pin(async move { sessions::route(&self.sessions(), payload).await }),
             payload @ (Payload::LoadCustomTools(_)
             | Payload::SaveCustomTools(_)
             | Payload::LoadMcpServers(_)
-            | Payload::SaveMcpServers(_)) => registries::route(p, &self.store.queue, &self.integrations, payload).await,
-            Payload::ProbeMcpServer(probe) => integrations::probe_route(p, &self.integrations, probe).await,
-            Payload::OpenProjectTab(project) => tabs::open_project(p.tabs(), &project).await,
-            payload @ (Payload::QuickAttachSelection(_) | Payload::QuickAttachImagePreview(_)) => {
-                quick_attach::dispatch(p, &self.quick_attach, payload.message_type(), sender).await
+            | Payload::SaveMcpServers(_)) => {
+                Box::pin(registries::route(p, &self.store.queue, &self.integrations, payload))
             }
-            Payload::QuickAttachDrain(drain) => Ok(quick_attach::drain(&self.quick_attach, p.clock(), drain.window_id)),
+            Payload::ProbeMcpServer(probe) => Box::pin(integrations::probe_route(p, &self.integrations, probe)),
+            Payload::OpenProjectTab(project) => Box::pin(async move { tabs::open_project(p.tabs(), &project).await }),
+            payload @ (Payload::QuickAttachSelection(_) | Payload::QuickAttachImagePreview(_)) => Box::pin(
+                quick_attach::dispatch(p, &self.quick_attach, payload.message_type(), sender),
+            ),
+            Payload::QuickAttachDrain(drain) => Box::pin(std::future::ready(Ok(quick_attach::drain(
+                &self.quick_attach,
+                p.clock(),
+                drain.window_id,
+            )))),
             // Every other type travels away from the worker or never reaches
             // it: the answer envelope, the run events and broadcasts the
             // worker sends to panels, the requests it sends to the page (the
@@ -182,7 +221,9 @@ impl<P: Platform> Worker<P> {
             | Payload::PageQuickSelection(_)
             | Payload::PageQuickImagePreview(_)
             | Payload::PageBridgeInit(_)
-            | Payload::PageBridgeReady(_)) => Err(RequestError::unrouted(elsewhere.message_type())),
+            | Payload::PageBridgeReady(_)) => Box::pin(std::future::ready(Err(RequestError::unrouted(
+                elsewhere.message_type(),
+            )))),
         }
     }
 
@@ -193,16 +234,37 @@ impl<P: Platform> Worker<P> {
 
     /// The start-up repair sequence, then the MCP servers' `Origin` rules
     /// (the browser drops them when it closes); returns what went wrong,
-    /// step by step.
+    /// step by step. `runtime.onInstalled` and `onStartup` run it.
     pub async fn bootstrap(&self) -> Vec<String> {
         let p = &self.platform;
         let outcome = bootstrap::run(p.storage(), p.tabs(), p.scripting(), p.messenger()).await;
         *self.storage_access.borrow_mut() = outcome.storage_access;
         let mut problems = outcome.problems;
-        if let Err(problem) = self.integrations.origin_rules.sync(p).await {
-            problems.push(problem);
-        }
+        problems.extend(self.sync_origin_rules().await);
         problems
+    }
+
+    /// The same steps for a freshly woken instance, ordered by
+    /// [`crate::startup`]: the storage access level first, then the
+    /// storage answers that came meanwhile, then the tabs, panels and rules.
+    pub async fn start_up(&self) -> Vec<String> {
+        let p = &self.platform;
+        let essential = async {
+            let (access, problem) = bootstrap::restrict_storage(p.storage()).await;
+            *self.storage_access.borrow_mut() = access;
+            problem
+        };
+        let side_work = |problem: Option<String>| async move {
+            let mut problems: Vec<String> = problem.into_iter().collect();
+            problems.extend(bootstrap::repair(p.tabs(), p.scripting(), p.messenger()).await);
+            problems.extend(self.sync_origin_rules().await);
+            problems
+        };
+        self.startup.run(essential, side_work).await
+    }
+
+    async fn sync_origin_rules(&self) -> Option<String> {
+        self.integrations.origin_rules.sync(&self.platform).await.err()
     }
 }
 

@@ -28,19 +28,31 @@ function whenReady(task) {
   else task();
 }
 
+function runWaiting() {
+  for (const task of waiting.splice(0)) task();
+}
+
+// core.start() comes first and the waiting messages right after it, in the
+// same turn: start() marks the start-up sequence begun, so each waiting
+// message sees what its answer must wait for, and the sequence's side work
+// (tabs, panels, rules) waits for the storage answers among them (the order
+// is decided in Rust: worker-core's startup module).
 init({ module_or_path: new URL('../wasm/worker_core_bg.wasm', import.meta.url) }).then(
   () => {
     state = 'ready';
-    core.start();
+    try {
+      core.start();
+    } finally {
+      runWaiting();
+    }
   },
   error => {
     state = 'failed';
     failure = error;
     console.error('Typst Side Agent: the worker module failed to load.', error);
+    runWaiting();
   }
-).finally(() => {
-  for (const task of waiting.splice(0)) task();
-});
+);
 
 // A click on the page's "Add to agent" opens the side panel, and Chrome allows
 // chrome.sidePanel.open only synchronously inside this listener (the click's

@@ -122,12 +122,22 @@ impl<S: Shell + 'static> Controller<S> {
     /// Loads theme and settings, follows the active tab, takes the quick
     /// attachments queued for its window, then reconnects to a run that is
     /// still going for the opened chat.
+    ///
+    /// The theme, the settings and the active tab do not depend on one
+    /// another, so all three are asked at once (one wait instead of three
+    /// before the composer can be enabled); their answers are applied in the
+    /// old order, the theme when it comes, then settings, then the tab, so nothing that follows
+    /// the tab (the chat it opens, the composer) sees settings not yet loaded.
     pub(crate) async fn start(self: &Rc<Self>) {
-        match self.request(MessageType::LoadTheme, json!({})).await {
+        let theme = self.request(MessageType::LoadTheme, json!({}));
+        let theme = theme.map(|theme| match theme {
             Ok(theme) => self.shell.show_theme(crate::settings::theme_name(theme.as_str())),
             Err(_) => self.shell.show_theme(crate::settings::theme_name(None)),
-        }
-        match self.request(MessageType::LoadSettings, json!({})).await {
+        });
+        let settings = self.request(MessageType::LoadSettings, json!({}));
+        let (tab_epoch, tab) = self.begin_tab_sync();
+        let ((), settings, tab) = futures::future::join3(theme, settings, tab).await;
+        match settings {
             Ok(value) => self.state.borrow_mut().settings = Settings::from_value(&value),
             Err(error) => self.status(&format!("Settings could not be loaded: {}", error.message), true),
         }
@@ -137,7 +147,7 @@ impl<S: Shell + 'static> Controller<S> {
             self.shell.open_settings(SettingsTab::Models);
         }
         self.update_composer();
-        if let Err(error) = self.sync_tab().await {
+        if let Err(error) = self.finish_tab_sync(tab_epoch, tab).await {
             self.status(&error.message, true);
         }
         if self.state.borrow().session.is_none() {

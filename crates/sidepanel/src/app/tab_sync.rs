@@ -2,16 +2,36 @@
 //! project a tab opened, and that project's chats.
 
 use super::controller::Controller;
-use super::shell::Shell;
+use super::shell::{BrowserTab, Shell};
 use crate::tab_gate::{self, Notice};
 use crate::worker_client::WorkerError;
+use futures::future::LocalBoxFuture;
 use std::rc::Rc;
 
 impl<S: Shell + 'static> Controller<S> {
     /// Follows the window's active tab: banner, project, that project's chats.
     pub(crate) async fn sync_tab(self: &Rc<Self>) -> Result<(), WorkerError> {
+        let (epoch, tab) = self.begin_tab_sync();
+        let tab = tab.await;
+        self.finish_tab_sync(epoch, tab).await
+    }
+
+    /// The first half of [`Self::sync_tab`]: takes this sync's epoch and asks
+    /// for the active tab at once. Start-up asks it together with the theme
+    /// and the settings (it depends on neither) and applies it after them; a
+    /// tab change meanwhile takes a newer epoch, so this sync then gives way.
+    pub(super) fn begin_tab_sync(&self) -> (u64, LocalBoxFuture<'static, Option<BrowserTab>>) {
         let epoch = self.state.borrow_mut().transitions.next_tab_sync();
-        let tab = self.shell.active_tab().await.unwrap_or_default();
+        (epoch, self.shell.active_tab())
+    }
+
+    /// The second half of [`Self::sync_tab`]: the tab read under `epoch`.
+    pub(super) async fn finish_tab_sync(
+        self: &Rc<Self>,
+        epoch: u64,
+        tab: Option<BrowserTab>,
+    ) -> Result<(), WorkerError> {
+        let tab = tab.unwrap_or_default();
         if !self.state.borrow().transitions.is_tab_sync_current(epoch) {
             return Ok(());
         }

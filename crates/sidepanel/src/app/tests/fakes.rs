@@ -100,6 +100,8 @@ pub(super) struct FakeShell {
     pub(super) sent: RefCell<Vec<Sent>>,
     pub(super) held: RefCell<Held>,
     pub(super) tabs: RefCell<VecDeque<BrowserTab>>,
+    /// How many times the panel asked for the active tab.
+    pub(super) tab_lookups: Cell<usize>,
     pub(super) tab: RefCell<BrowserTab>,
     pub(super) next_id: Cell<u32>,
     pub(super) sleeps_finish: Cell<bool>,
@@ -231,6 +233,7 @@ impl Ports for FakeShell {
     }
 
     fn active_tab(&self) -> LocalBoxFuture<'static, Option<BrowserTab>> {
+        self.tab_lookups.set(self.tab_lookups.get() + 1);
         let next = self.tabs.borrow_mut().pop_front();
         if let Some(tab) = next {
             *self.tab.borrow_mut() = tab;
@@ -481,6 +484,7 @@ impl Rig {
             sent: RefCell::default(),
             held: RefCell::default(),
             tabs: RefCell::default(),
+            tab_lookups: Cell::default(),
             tab: RefCell::new(tab(url)),
             next_id: Cell::new(0),
             sleeps_finish: Cell::new(false),

@@ -46,6 +46,67 @@ fn first_start_creates_a_chat_and_opens_settings_on_models_when_no_model_exists(
 }
 
 #[test]
+fn start_asks_theme_settings_and_tab_at_once_and_follows_the_tab_only_after_the_settings() {
+    let mut worker = default_worker();
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::LoadTheme | MessageType::LoadSettings => Answer::Hold,
+        other => worker(other, payload),
+    });
+    assert_eq!(
+        rig.shell().types(),
+        [MessageType::LoadTheme, MessageType::LoadSettings],
+        "both asked before either answered, and nothing that follows the tab yet"
+    );
+    assert_eq!(rig.shell().tab_lookups.get(), 1, "the tab is asked with them");
+    assert!(rig.shell().composer.get().is_none_or(|c| c.input_disabled));
+    rig.release(MessageType::LoadTheme, Ok(json!("light")));
+    assert_eq!(*rig.shell().theme.borrow(), "light", "the theme is shown when it comes");
+    assert_eq!(
+        rig.shell().count(MessageType::SessionList),
+        0,
+        "the tab waits for the settings"
+    );
+    rig.release(
+        MessageType::LoadSettings,
+        Ok(json!({"models": [], "maxHistoryMessages": 40})),
+    );
+    assert!(
+        rig.shell().count(MessageType::SessionList) > 0,
+        "the project's chats are listed now"
+    );
+    assert_eq!(
+        rig.shell().tab_lookups.get(),
+        1,
+        "the tab read at start is the one followed"
+    );
+    assert_eq!(*rig.shell().session_name.borrow(), "First");
+    assert!(!rig.shell().composer().input_disabled);
+}
+
+#[test]
+fn a_tab_change_while_start_waits_for_the_settings_wins_over_the_tab_read_at_start() {
+    let mut worker = default_worker();
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::LoadSettings => Answer::Hold,
+        other => worker(other, payload),
+    });
+    *rig.shell().tab.borrow_mut() = tab("https://example.test/");
+    rig.event(
+        "ACTIVE_TAB_CHANGED",
+        None,
+        json!({"onTypst": false, "url": "https://example.test/", "tabId": 7}),
+    );
+    rig.release(MessageType::LoadSettings, Ok(json!({"models": []})));
+    assert_eq!(rig.shell().banner.get(), Some(true), "the newer tab's banner stays");
+    assert_eq!(
+        rig.shell().count(MessageType::SessionList),
+        0,
+        "the stale project is not opened"
+    );
+    assert!(rig.shell().composer().input_disabled);
+}
+
+#[test]
 fn an_existing_project_opens_its_newest_chat_and_applies_the_theme() {
     let rig = Rig::started(FIXTURE_URL, default_worker());
     let shell = rig.shell();
