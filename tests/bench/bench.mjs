@@ -78,6 +78,7 @@ const ROWS = [
   ['Streaming render: longest task (max of runs; 0 = none ≥ 50 ms)', f => (f.stream ? Math.max(...f.stream.longestTaskMs) : NaN), ms],
   ['Streaming render: tasks ≥ 50 ms (median per run)', f => median(f.stream?.longTasks), String],
   ['Streaming render: wall, first delta to final render (median)', f => median(f.stream?.wallMs), ms],
+  ['Streaming render: rounds retried (answer stuck streaming)', f => f.stream?.stuck ?? NaN, String],
   ['Diff preview, 20,000 lines: answer to "Apply changes" (median)', f => median(f.diff), ms],
   ['Panel JS heap after the 100 KB answer', f => f.stream?.memory?.panel?.used ?? NaN, bytes],
   ['Worker JS heap after the 100 KB answer', f => f.stream?.memory?.worker?.used ?? NaN, bytes],

@@ -67,11 +67,11 @@ export async function send(panel, text) {
 }
 
 /** Waits until the answer of the current run is no longer streaming. */
-export function waitForAnswer(panel, count, message) {
+export function waitForAnswer(panel, count, message, timeout = 60_000) {
   return panel.waitFor(expected => {
     const answers = document.querySelectorAll('#messages .msg-assistant');
     return answers.length >= expected && !document.querySelector('#messages .msg-assistant.streaming');
-  }, count, { timeout: 60_000, message });
+  }, count, { timeout, message });
 }
 
 /**
@@ -82,11 +82,12 @@ export function waitForAnswer(panel, count, message) {
  * the main-thread tasks of 50 ms or more from Send to the final render (a
  * PerformanceObserver of `longtask` entries in the panel).
  * `ready` is passed to openPanel; `inspect(panel)` runs after the answer, before
- * the panel closes (the bench reads memory there).
+ * the panel closes (the bench reads memory there); `timeout` bounds the wait
+ * for the answer to finish.
  * Returns `{wallMs, taskMs, scriptMs, layoutMs, styleMs, longTasks, longestTaskMs,
  * paragraphs, expectedParagraphs, inspected}`.
  */
-export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, deltas = 2000, ready, inspect } = {}) {
+export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, deltas = 2000, ready, inspect, timeout } = {}) {
   await useFixtureModel(h, endpoint);
   const unit = 'Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n';
   const answer = unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
@@ -113,7 +114,7 @@ export async function measurePanelRender(h, endpoint, { bytes = 100 * 1024, delt
     });
     const start = await metrics();
     await send(panel, 'Stream the long answer.');
-    await waitForAnswer(panel, 1, 'the long answer to finish');
+    await waitForAnswer(panel, 1, 'the long answer to finish', timeout);
     const end = await metrics();
     const times = await panel.evaluate(() => window.__renderTimes);
     // Long tasks are delivered after they end; one frame later every task of the render has been reported.

@@ -1,6 +1,9 @@
 //! A text segment of a streaming answer in the DOM: the Markdown blocks
 //! that already closed, each shown once as its sanitised fragment, followed
-//! by one inert text node with the text still open.
+//! by one inert text node with the text still open, inside a
+//! `span.msg-stream-tail` that alone keeps its line breaks (`pre-wrap`): were
+//! the whole `.msg-content` pre-wrap, every rendered block would lay out as
+//! preformatted text each frame and all of them again when streaming ends.
 //!
 //! Why: rendering the whole answer when it ends re-parses and re-sanitises
 //! everything in one long task, and re-rendering it per frame would cost
@@ -18,6 +21,8 @@ use web_sys::{Element, Text};
 /// A text segment being streamed or, once ended, still being rendered.
 pub(super) struct LiveText {
     content: Element,
+    /// `span.msg-stream-tail`, the tail's holder: rendered blocks go in before it.
+    holder: Element,
     /// The text not yet rendered, as text (never parsed as HTML).
     tail: Text,
     /// Bytes of the text received that the tail shows, counted from the
@@ -27,6 +32,9 @@ pub(super) struct LiveText {
     rendered: usize,
     markdown: IncrementalMarkdown,
 }
+
+/// The class of the tail's holder (chat.css gives it `white-space: pre-wrap`).
+const TAIL_CLASS: &str = "msg-stream-tail";
 
 /// What one frame's step did.
 #[derive(Default)]
@@ -41,11 +49,14 @@ impl LiveText {
     /// Appends an empty `.msg-content` to `body`.
     pub(super) fn open(body: &Element) -> Option<LiveText> {
         let tail = dom::text_node("")?;
+        let holder = el("span").class(TAIL_CLASS).build();
+        let _ = holder.append_child(&tail);
         let content = el("div").class("msg-content").build();
-        let _ = content.append_child(&tail);
+        let _ = content.append_child(&holder);
         let _ = body.append_child(&content);
         Some(LiveText {
             content,
+            holder,
             tail,
             shown_end: 0,
             rendered: 0,
@@ -63,7 +74,7 @@ impl LiveText {
     pub(super) fn step(&mut self) -> Step {
         let mut step = Step::default();
         if let Some(commit) = self.markdown.commit() {
-            if insert_rendered_before(&self.content, &self.tail, &commit.html) {
+            if insert_rendered_before(&self.content, &self.holder, &commit.html) {
                 step = Step {
                     changed: true,
                     more: commit.more,
@@ -114,8 +125,8 @@ impl LiveText {
     /// when a split render could differ from it.
     pub(super) fn finish(mut self) {
         match self.markdown.finish() {
-            Finished::Tail(html) if html.is_empty() => self.tail.remove(),
-            Finished::Tail(html) if insert_rendered_before(&self.content, &self.tail, &html) => self.tail.remove(),
+            Finished::Tail(html) if html.is_empty() => self.holder.remove(),
+            Finished::Tail(html) if insert_rendered_before(&self.content, &self.holder, &html) => self.holder.remove(),
             // Refused in the DOM: the whole text decides, as it would alone.
             Finished::Tail(_) => render_markdown_into(&self.content, self.markdown.text()),
             Finished::Whole(text) => render_markdown_into(&self.content, &text),
