@@ -95,6 +95,11 @@ pub fn verify() -> Result<()> {
         });
     }
     step(&mut steps, "native tests", || cargo(&["test", "--workspace"]));
+    // A workspace run unifies features, so protocol is tested there with the
+    // worker's `fast-match`; this run tests it as the panel links it.
+    step(&mut steps, "protocol as the panel links it", || {
+        cargo(&["test", "--package", "protocol"])
+    });
     step(&mut steps, "generated page constants", || codegen::codegen(true));
     step(&mut steps, "tidy (project rules)", tidy::tidy);
     step(&mut steps, "page script syntax", || {
