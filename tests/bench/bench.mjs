@@ -38,28 +38,40 @@ function median(samples) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/**
+ * Runs one figure; a figure that fails (the original sometimes never shows
+ * its answer's end) is reported with its error and printed as n/a, so one
+ * stuck figure does not lose the others of the run.
+ */
+async function figure(figures, name, run, done) {
+  try {
+    figures[name] = await run();
+    console.log(`  ${done(figures[name])}`);
+  } catch (error) {
+    figures.failed.push(`${name}: ${error.message}`);
+    console.log(`  ${name} failed: ${error.message}`);
+  }
+}
+
 async function measure(label, dir) {
   console.log(`\nMeasuring ${label}: ${dir}`);
-  const figures = { footprint: await footprint(dir) };
+  const figures = { footprint: await footprint(dir), failed: [] };
   const h = await Harness.launch(dir, { label: `bench ${label}` });
   try {
     if (wanted('cold')) {
-      figures.coldStart = await coldStart(h, rounds(15));
-      console.log(`  cold start done (${figures.coldStart.length} rounds)`);
+      await figure(figures, 'coldStart', () => coldStart(h, rounds(15)), f => `cold start done (${f.length} rounds)`);
     }
     const endpoint = new ModelEndpoint();
     h.useModelEndpoint(endpoint);
     if (wanted('ready')) {
-      figures.panelReady = await panelReady(h, rounds(10));
-      console.log(`  panel ready done (${figures.panelReady.length} rounds)`);
+      await figure(figures, 'panelReady', () => panelReady(h, rounds(10)), f => `panel ready done (${f.length} rounds)`);
     }
     if (wanted('stream')) {
-      figures.stream = await streamRender(h, endpoint, rounds(5));
-      console.log(`  streaming render done (${figures.stream.taskMs.length} rounds)`);
+      await figure(figures, 'stream', () => streamRender(h, endpoint, rounds(5)),
+        f => `streaming render done (${f.taskMs.length} rounds)`);
     }
     if (wanted('diff')) {
-      figures.diff = await diffPreview(h, endpoint, rounds(5));
-      console.log(`  diff preview done (${figures.diff.length} rounds)`);
+      await figure(figures, 'diff', () => diffPreview(h, endpoint, rounds(5)), f => `diff preview done (${f.length} rounds)`);
     }
   } finally {
     await h.close();
@@ -125,6 +137,9 @@ async function main() {
   for (const [label, dir] of subjects) results[label] = await measure(label, dir);
   printRuns(results);
   printTable(results);
+  for (const [label, f] of Object.entries(results)) {
+    for (const failure of f.failed) console.log(`\n${label}: figure not measured (${failure})`);
+  }
   const zip = process.env.TSA_BENCH_ZIP ? await fileSize(resolve(process.env.TSA_BENCH_ZIP)) : null;
   if (zip !== null) console.log(`\nThis project's release ZIP as built: ${bytes(zip)}`);
 }
