@@ -273,16 +273,16 @@ impl JsonOut for Utf16Count {
         self.0 += utf16_len(text);
     }
 
-    /// The length of [`write_json_string`]'s output: two quotes, two units
-    /// for a short escape, six for `\u00XX`, and otherwise the char's own
-    /// units (every escaped char is ASCII, so a byte decides).
+    /// The length of [`write_json_string`]'s output: two quotes, each
+    /// escape's length, and otherwise the char's own units (every escaped
+    /// char is ASCII, so a byte decides).
     fn string(&mut self, text: &str) {
         let body: usize = text
             .bytes()
-            .map(|byte| match byte {
-                b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
-                0x00..=0x1f => 6,
-                _ => utf16_units_started_by(byte),
+            .map(|byte| match short_escape(byte) {
+                Some(escape) => escape.len(),
+                None if byte < FIRST_UNESCAPED => UNICODE_ESCAPE_LEN,
+                None => utf16_units_started_by(byte),
             })
             .sum();
         self.0 += body + 2;
@@ -344,20 +344,35 @@ fn write_json(value: &Value, out: &mut impl JsonOut, sorted: bool) {
 fn write_json_string(text: &str, out: &mut String) {
     out.push('"');
     for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
+        let ascii = u8::try_from(ch).ok().filter(u8::is_ascii);
+        match ascii.map(|byte| (byte, short_escape(byte))) {
+            Some((_, Some(escape))) => out.push_str(escape),
+            Some((byte, None)) if byte < FIRST_UNESCAPED => out.push_str(&format!("\\u{byte:04x}")),
+            _ => out.push(ch),
         }
     }
     out.push('"');
 }
+
+/// The two-char escape `JSON.stringify` writes for `byte`, if it has one.
+const fn short_escape(byte: u8) -> Option<&'static str> {
+    match byte {
+        b'"' => Some("\\\""),
+        b'\\' => Some("\\\\"),
+        0x08 => Some("\\b"),
+        0x0c => Some("\\f"),
+        b'\n' => Some("\\n"),
+        b'\r' => Some("\\r"),
+        b'\t' => Some("\\t"),
+        _ => None,
+    }
+}
+
+/// Chars below this without a short escape are written as `\u00XX`.
+const FIRST_UNESCAPED: u8 = 0x20;
+
+/// The length of a `\u00XX` escape.
+const UNICODE_ESCAPE_LEN: usize = 6;
 
 /// Deep equality with JavaScript's `Object.is` for leaves: numbers compare as
 /// doubles (so `1` equals `1.0`) but `0` and `-0` differ; objects compare by
@@ -508,5 +523,9 @@ mod tests {
             "{\"k\\\"\":[\"\\u0001\\n😀é\",1.5,null,true,0]}"
         );
         assert_eq!(json_utf16_len(&value), 39);
+        // Every short escape, the last `\u00XX` control, and DEL (not escaped), as JSON.stringify writes them.
+        let escapes = json!("\u{8}\u{c}\t\r\\\u{1f}\u{7f}");
+        assert_eq!(json_stringify(&escapes), "\"\\b\\f\\t\\r\\\\\\u001f\u{7f}\"");
+        assert_eq!(json_utf16_len(&escapes), 19);
     }
 }
