@@ -41,7 +41,7 @@ use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
 use protocol::js;
-use protocol::payloads::{PageApplyEdit, PageShowEditPreview};
+use protocol::payloads::{ExpectedDocument, PageApplyEdit, PageShowEditPreview};
 use serde_json::{Map, Value, json};
 
 /// How often the preview is shown again after the page reported that
@@ -69,9 +69,21 @@ impl Proposal {
         }
     }
 
-    fn show_request(&self, call_id: &str) -> PageShowEditPreview {
+    /// The preview request. `by_token`: name the document by the page's
+    /// token of the object it was read from, when the read carried one, so
+    /// the text does not travel back; otherwise send the whole text.
+    fn show_request(&self, call_id: &str, by_token: bool) -> PageShowEditPreview {
+        let expected = match &self.snapshot.document_token {
+            Some(token) if by_token => ExpectedDocument::Token {
+                token: token.clone(),
+                length: js::utf16_len(&self.snapshot.text) as u64,
+            },
+            _ => ExpectedDocument::Text {
+                text: self.snapshot.text.clone(),
+            },
+        };
         PageShowEditPreview {
-            expected_text: self.snapshot.text.clone(),
+            expected,
             expected_editor_token: self.snapshot.editor_token.clone(),
             expected_file_label: self.file_label().to_owned(),
             changes: self.prepared.changes.clone(),
@@ -288,12 +300,19 @@ async fn review_and_commit<P: Platform>(
 /// page says another file is focused. A page that cannot be reached (or
 /// answers badly) only costs the overlay: the panel's diff stays complete.
 /// A refusal (stale text or editor, another preview busy) ends the call.
+///
+/// The first request names the document by its token. A page that holds
+/// another document object refuses that as a stale document even when the
+/// text is the same (typed and undone, or the file reopened), so that
+/// refusal is checked once more with the whole text, compared exactly: the
+/// call ends only when the text itself differs, as it would have with the
+/// text sent first.
 async fn show_preview<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     proposal: &Proposal,
 ) -> Result<Result<PreviewOutcome, ToolOutput>, Cancelled> {
-    let request = proposal.show_request(call.id);
+    let mut request = proposal.show_request(call.id, true);
     for _ in 0..PREVIEW_FILE_ATTEMPTS {
         let answer = show_once(run, &request).await;
         if run.cancel.is_cancelled() {
@@ -301,6 +320,12 @@ async fn show_preview<P: Platform>(
         }
         match answer {
             Ok(outcome) => return Ok(Ok(outcome)),
+            Err(error)
+                if error.stale_reason() == Some(StaleReason::Document)
+                    && matches!(request.expected, ExpectedDocument::Token { .. }) =>
+            {
+                request = proposal.show_request(call.id, false);
+            }
             Err(error) if is_stale_file(&error) && run.message_file().is_some() => {
                 if let Err(failure) = wait_for_message_file(run, call).await? {
                     return Ok(Err(failure));
