@@ -38,6 +38,9 @@ pub(crate) struct TypstPage {
     pub(crate) token: String,
     /// Whether an editor is open at all.
     pub(crate) editor: bool,
+    /// Probes until the editor opens (`editor` turns true after this many
+    /// probes were answered); 0: it stays as `editor` says.
+    pub(crate) editor_after_probes: usize,
     pub(crate) files_open: bool,
     pub(crate) tree: Value,
     /// Each diagnostics read takes the next list; the last one repeats.
@@ -79,6 +82,7 @@ impl Default for TypstPage {
             files: VecDeque::new(),
             token: "editor-1".into(),
             editor: true,
+            editor_after_probes: 0,
             files_open: true,
             tree: json!({"source": "files_panel_dom", "truncated": false, "entries": [
                 {"path": "chapters", "kind": "folder", "state": "expanded"},
@@ -369,8 +373,15 @@ impl TypstPage {
         let payload = &message["payload"];
         let run_id = message["runId"].as_str().unwrap_or_default().to_owned();
         Some(match kind {
-            "PAGE_GET_PROBE" => json!({"editor": self.editor, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
+            "PAGE_GET_PROBE" => {
+                let probe = json!({"editor": self.editor, "selection": false, "typstCanvas": true,
+                                   "previewImage": false, "improvePanel": true});
+                if self.editor_after_probes > 0 {
+                    self.editor_after_probes -= 1;
+                    self.editor = self.editor_after_probes == 0;
+                }
+                probe
+            }
             "PAGE_GET_CONTEXT" => {
                 self.shown = self.files.pop_front().or_else(|| self.file.clone());
                 self.context(payload)

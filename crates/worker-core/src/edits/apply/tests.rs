@@ -298,6 +298,42 @@ fn typing_between_the_read_and_the_preview_fails_closed_on_the_text() {
 }
 
 #[test]
+fn an_editor_that_opens_late_drops_the_early_read_and_reads_after_the_wait() {
+    let mut h = harness();
+    // The probe sent beside the first edit read finds no editor, and so
+    // does the wait's first probe (a banner); the editor opens after it.
+    {
+        let mut page = h.editor();
+        page.editor = false;
+        page.editor_after_probes = 2;
+    }
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(h.payloads("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
+    let edit_reads: Vec<Value> = h
+        .page_sent("PAGE_GET_CONTEXT")
+        .into_iter()
+        .filter(|message| message["payload"]["projection"] == "edit")
+        .collect();
+    assert!(
+        edit_reads.len() >= 2,
+        "the early read was dropped and read again: {edit_reads:?}"
+    );
+    let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(banners.len(), 1);
+    assert_eq!(banners[0]["preview"]["additions"], 1);
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["reviewed_diff"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
 fn a_tab_that_navigated_during_the_review_gets_no_write() {
     let mut h = harness();
     h.script(
