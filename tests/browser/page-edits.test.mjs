@@ -46,9 +46,16 @@ async function snapshot(h, tabId) {
     last = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'edit' }, null);
     return last.ok === true && typeof last.data.fullText === 'string';
   }, { timeout: 45_000, interval: 200, message: `an edit snapshot from tab ${tabId}` });
-  const { fullText, editorToken, workspace } = last.data;
+  const { fullText, editorToken, documentToken, workspace } = last.data;
   assert.equal(workspace.active_editor_file.relativePath, FILE);
-  return { text: fullText, token: editorToken };
+  return { text: fullText, token: editorToken, documentToken };
+}
+
+/** A preview request that names the snapshot's document by its token, not by its text. */
+function preparedByToken(snap, changes, callId, preview) {
+  const { expectedText, ...rest } = prepared(snap, changes, callId, { preview });
+  assert.equal(expectedText, snap.text);
+  return { ...rest, expectedDocumentToken: snap.documentToken, expectedTextLength: snap.text.length };
 }
 
 /** Applies sorted changes like CodeMirror does (UTF-16 offsets of the original). */
@@ -604,6 +611,50 @@ forEachBuild('page edits', get => {
       assert.equal((await overlayFacts(page)).layer, true);
       await page.evaluate(() => window.dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })));
       assert.deepEqual(await overlayFacts(page), { layer: false, style: false });
+      await page.close();
+    });
+
+    it(`a preview may name its document by token: only the very document read passes: CodeMirror ${cm}`, async () => {
+      const h = get();
+      const { page, tabId } = await h.openFixtureTab({ cm });
+      const snap = await snapshot(h, tabId);
+      assert.equal(typeof snap.documentToken, 'string');
+      assert.equal((await snapshot(h, tabId)).documentToken, snap.documentToken, 'the same document, the same token');
+      const changes = [{ from: 0, to: 1, insert: '' }];
+      const preview = diffOf(snap.text, applyChanges(snap.text, changes));
+
+      const shown = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', preparedByToken(snap, changes, 'call-t1', preview));
+      assert.equal(shown.shown, true, JSON.stringify(shown));
+      assert.equal((await overlayFacts(page)).rowCount > 0, true);
+      assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-t1' }), { ok: true, cleared: true });
+
+      // A token of another length, a foreign token, or both forms at once.
+      const wrongLength = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
+        { ...preparedByToken(snap, changes, 'call-t2', preview), expectedTextLength: snap.text.length + 1 });
+      assert.deepEqual([wrongLength.code, wrongLength.staleReason], ['STALE_EDIT_PREVIEW', 'document']);
+      const foreign = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
+        { ...preparedByToken(snap, changes, 'call-t2', preview), expectedDocumentToken: 'not-a-token' });
+      assert.deepEqual([foreign.code, foreign.staleReason], ['STALE_EDIT_PREVIEW', 'document']);
+      const both = await pageRequest(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW',
+        { ...preparedByToken(snap, changes, 'call-t2', preview), expectedText: snap.text });
+      assert.deepEqual([both.ok, both.error?.code], [false, 'INVALID_PAGE_REQUEST']);
+      const { preview: _drawn, ...tokenApply } = preparedByToken(snap, changes, 'call-t2', preview);
+      const applyByToken = await pageRequest(h, tabId, 'PAGE_APPLY_EDIT', { ...tokenApply, reviewedDiff: true });
+      assert.deepEqual([applyByToken.ok, applyByToken.error?.code], [false, 'INVALID_PAGE_REQUEST'], 'a write compares the text');
+
+      // Typed and undone: the same text in a new document object. The token
+      // is stale; the whole text still passes.
+      await typeInEditor(page, 0, 'Z');
+      await page.keyboard.press('Backspace');
+      await poll(async () => (await fixtureText(page)) === snap.text, { message: 'the text typed and undone' });
+      const replaced = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', preparedByToken(snap, changes, 'call-t3', preview));
+      assert.deepEqual([replaced.code, replaced.staleReason], ['STALE_EDIT_PREVIEW', 'document']);
+      const byText = await editResult(h, tabId, 'PAGE_SHOW_EDIT_PREVIEW', prepared(snap, changes, 'call-t3', { preview }));
+      assert.equal(byText.shown, true);
+      assert.deepEqual(await editResult(h, tabId, 'PAGE_CLEAR_EDIT_PREVIEW', { callId: 'call-t3' }), { ok: true, cleared: true });
+      const fresh = await snapshot(h, tabId);
+      assert.notEqual(fresh.documentToken, snap.documentToken, 'a new document object, a new token');
+      assert.equal(await fixtureText(page), snap.text, 'no preview changed the document');
       await page.close();
     });
 

@@ -27,6 +27,10 @@ pub struct EditorState {
     /// Identifies the CodeMirror `EditorView`: a new view (another file was
     /// opened) has a new token.
     pub editor_token: String,
+    /// Identifies the document object an `edit` answer's text was read from
+    /// (a change, even back to the same text, makes a new one); absent in
+    /// other answers and from pages that do not send it.
+    pub document_token: Option<String>,
     /// The whole document's length.
     pub doc_length: u64,
     /// Lines of the whole document.
@@ -221,6 +225,7 @@ fn present(wire: &WireContext) -> Vec<&'static str> {
         ("docLength", wire.doc_length.is_some()),
         ("lineCount", wire.line_count.is_some()),
         ("editorToken", wire.editor_token.is_some()),
+        ("documentToken", wire.document_token.is_some()),
         ("truncated", wire.truncated.is_some()),
         ("selectionTruncated", wire.selection_truncated.is_some()),
         ("startLine", wire.start_line.is_some()),
@@ -267,6 +272,9 @@ fn editor_read(
     }
     let mut allowed = STATE_FIELDS.to_vec();
     allowed.extend(["fullText", "truncated"]);
+    if projection == ContextProjection::Edit {
+        allowed.push("documentToken");
+    }
     only_fields(wire, &allowed)?;
     let text = require(&wire.full_text, "fullText")?;
     let truncated = require(&wire.truncated, "truncated")?;
@@ -286,6 +294,7 @@ fn editor_read(
 fn editor_state(wire: &WireContext) -> Result<EditorState, PageError> {
     let state = EditorState {
         editor_token: require(&wire.editor_token, "editorToken")?,
+        document_token: wire.document_token.clone(),
         doc_length: require(&wire.doc_length, "docLength")?,
         line_count: require(&wire.line_count, "lineCount")?,
         cursor_pos: require(&wire.cursor_pos, "cursorPos")?,
@@ -599,6 +608,53 @@ mod tests {
         });
         assert!(PageContext::parse(&request("full", None, None, None), &base).is_ok());
         assert!(PageContext::parse(&request("edit", None, None, None), &base).is_err());
+    }
+
+    #[test]
+    fn only_an_edit_answer_carries_a_document_token() {
+        let text = json!({"fullText": DOC.join("\n"), "truncated": false});
+        let token = json!({"documentToken": "document-1"});
+        let edit = PageContext::parse(
+            &request("edit", None, None, None),
+            &with(with(common((0, 0), 0), text.clone()), token.clone()),
+        );
+        let state = edit.ok().and_then(|context| context.state().cloned());
+        assert_eq!(
+            state.and_then(|state| state.document_token).as_deref(),
+            Some("document-1")
+        );
+        let untokened = PageContext::parse(
+            &request("edit", None, None, None),
+            &with(common((0, 0), 0), text.clone()),
+        );
+        assert_eq!(
+            untokened
+                .ok()
+                .and_then(|context| context.state().cloned())
+                .map(|state| state.document_token),
+            Some(None),
+            "a page without tokens still serves edits"
+        );
+        let full = with(with(common((0, 0), 0), text), token.clone());
+        assert!(PageContext::parse(&request("full", None, None, None), &full).is_err());
+        let numbered = with(
+            with(common((0, 0), 0), token),
+            json!({"numberedDocument": numbered_text(1, 9), "startLine": 1, "endLine": 9, "truncated": false}),
+        );
+        assert!(PageContext::parse(&request("numbered", Some(1), Some(9), None), &numbered).is_err());
+        for bad in [json!(""), json!("x".repeat(201)), json!(7)] {
+            let data = with(
+                with(
+                    common((0, 0), 0),
+                    json!({"fullText": DOC.join("\n"), "truncated": false}),
+                ),
+                json!({ "documentToken": bad }),
+            );
+            assert!(
+                PageContext::parse(&request("edit", None, None, None), &data).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

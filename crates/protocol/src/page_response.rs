@@ -65,6 +65,10 @@ pub struct PageContext {
     /// The identity of this `EditorView` instance, which guarded edits must name.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub editor_token: Option<String>,
+    /// The identity of the document object the text was read from (`edit`
+    /// answers), which a preview may name instead of the whole text.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub document_token: Option<String>,
     /// Workspace hints (untrusted; read with [`crate::active_file`] and
     /// [`crate::project_tree`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -229,6 +233,7 @@ fn context(map: &Map<String, Value>, whole: &Value) -> Result<PageContext, ()> {
         "docLength",
         "lineCount",
         "editorToken",
+        "documentToken",
         "workspace",
         "truncated",
         "selectionTruncated",
@@ -239,13 +244,15 @@ fn context(map: &Map<String, Value>, whole: &Value) -> Result<PageContext, ()> {
     if !only(map, &allowed) || json_chars(whole) > MAX_CONTEXT_RESPONSE_CHARS {
         return Err(());
     }
-    let editor_token = match map.get("editorToken") {
-        None | Some(Value::Null) => None,
+    let token = |key: &str| match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) if !s.is_empty() && js::utf16_len(s) <= to_usize(limits::MAX_EDITOR_TOKEN_CHARS) => {
-            Some(s.clone())
+            Ok(Some(s.clone()))
         }
-        Some(_) => return Err(()),
+        Some(_) => Err(()),
     };
+    let editor_token = token("editorToken")?;
+    let document_token = token("documentToken")?;
     let workspace = map.get("workspace").filter(|v| !v.is_null()).cloned();
     if workspace
         .as_ref()
@@ -266,6 +273,7 @@ fn context(map: &Map<String, Value>, whole: &Value) -> Result<PageContext, ()> {
         doc_length: opt_uint(map, "docLength")?,
         line_count: opt_uint(map, "lineCount")?,
         editor_token,
+        document_token,
         workspace,
         truncated: opt_bool(map, "truncated")?,
         selection_truncated: opt_bool(map, "selectionTruncated")?,

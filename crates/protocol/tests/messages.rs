@@ -477,6 +477,63 @@ fn edit_previews_and_commits_are_structurally_validated() {
 }
 
 #[test]
+fn a_preview_names_its_document_by_text_or_by_token_and_an_apply_only_by_text() {
+    let by_token = json!({"expectedDocumentToken": "document-1", "expectedTextLength": 3,
+        "expectedEditorToken": "editor-1", "expectedFileLabel": "main.typ",
+        "changes": [{"from": 0, "to": 3, "insert": "new"}], "callId": "call-edit", "preview": preview()});
+    let show = envelope_for(MessageType::PageShowEditPreview, by_token.clone());
+    match parse(&show).map(|envelope| envelope.payload) {
+        Ok(Payload::PageShowEditPreview(request)) => assert_eq!(
+            request.expected,
+            protocol::payloads::ExpectedDocument::Token {
+                token: "document-1".into(),
+                length: 3
+            }
+        ),
+        other => panic!("a preview by token parses: {other:?}"),
+    }
+    let invalid = Some(ErrorCode::InvalidPreparedEdit);
+    let mut both = show.clone();
+    both["payload"]["expectedText"] = json!("old");
+    assert_eq!(code_of(&both), invalid, "text and token together");
+    for field in ["expectedDocumentToken", "expectedTextLength"] {
+        let mut half = show.clone();
+        half["payload"].as_object_mut().map(|payload| payload.remove(field));
+        assert_eq!(code_of(&half), invalid, "a token form without {field}");
+    }
+    for (field, value) in [
+        ("expectedDocumentToken", json!("")),
+        ("expectedDocumentToken", json!("x".repeat(201))),
+        ("expectedTextLength", json!(-1)),
+        ("expectedTextLength", json!(1.5)),
+        ("expectedTextLength", json!(1_000_001)),
+        ("expectedTextLength", json!(2)),
+    ] {
+        let mut broken = show.clone();
+        broken["payload"][field] = value.clone();
+        assert_eq!(code_of(&broken), invalid, "{field}: {value} (the change ends at 3)");
+    }
+    let mut neither = show.clone();
+    for field in ["expectedDocumentToken", "expectedTextLength"] {
+        neither["payload"].as_object_mut().map(|payload| payload.remove(field));
+    }
+    assert_eq!(
+        code_of(&neither),
+        Some(ErrorCode::MissingPayloadField),
+        "a preview names its document"
+    );
+
+    let mut apply = by_token;
+    apply.as_object_mut().map(|payload| payload.remove("preview"));
+    apply["reviewedDiff"] = json!(true);
+    assert_eq!(
+        code_of(&envelope_for(MessageType::PageApplyEdit, apply)),
+        Some(ErrorCode::UnknownPayloadField),
+        "an apply compares the whole text"
+    );
+}
+
+#[test]
 fn snapshot_and_revert_requests_require_exact_scope() {
     let scope = json!({"tabId": 7, "projectId": "project-a", "sessionId": "session-a"});
     for (field, value, code) in [

@@ -315,17 +315,30 @@ fn arb_payload() -> impl Strategy<Value = Payload> {
                 })
             }
         ),
-        (id(), arb_preview())
-            .prop_flat_map(|(call_id, preview)| ("[a-z\\n]{0,20}", Just(call_id), Just(preview)))
-            .prop_flat_map(|(text, call_id, preview)| (
+        (id(), arb_preview(), any::<bool>())
+            .prop_flat_map(|(call_id, preview, by_token)| (
+                "[a-z\\n]{0,20}",
+                Just(call_id),
+                Just(preview),
+                Just(by_token)
+            ))
+            .prop_flat_map(|(text, call_id, preview, by_token)| (
                 arb_changes(text.encode_utf16().count() as u64),
                 Just(text),
                 Just(call_id),
-                Just(preview)
+                Just(preview),
+                Just(by_token)
             ))
             .prop_map(
-                |(changes, expected_text, call_id, preview)| Payload::PageShowEditPreview(PageShowEditPreview {
-                    expected_text,
+                |(changes, text, call_id, preview, by_token)| Payload::PageShowEditPreview(PageShowEditPreview {
+                    expected: if by_token {
+                        ExpectedDocument::Token {
+                            token: "document-1".to_owned(),
+                            length: text.encode_utf16().count() as u64,
+                        }
+                    } else {
+                        ExpectedDocument::Text { text }
+                    },
                     expected_editor_token: "t".to_owned(),
                     expected_file_label: "main.typ".to_owned(),
                     changes,

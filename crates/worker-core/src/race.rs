@@ -1,5 +1,5 @@
-//! Waiting for whichever of two futures finishes first ([`first_of`]), and
-//! for every one of several ([`all_of`]).
+//! Waiting for whichever of two futures finishes first ([`first_of`]), for
+//! every one of several ([`all_of`]), and for both of two ([`both`]).
 //!
 //! The provider races a body read against the batch timer and a request
 //! against its timeout; the page client and the run's end bound a best-effort
@@ -58,10 +58,47 @@ pub(crate) async fn all_of<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     outputs.into_iter().flatten().collect()
 }
 
+/// Polls both futures until each is ready (an editor write sends its page
+/// probe and its edit read together); the outputs come back as `(a, b)`.
+pub(crate) async fn both<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    let mut left = None;
+    let mut right = None;
+    std::future::poll_fn(|cx| {
+        if left.is_none()
+            && let Poll::Ready(value) = a.as_mut().poll(cx)
+        {
+            left = Some(value);
+        }
+        if right.is_none()
+            && let Poll::Ready(value) = b.as_mut().poll(cx)
+        {
+            right = Some(value);
+        }
+        match (left.take(), right.take()) {
+            (Some(left), Some(right)) => Poll::Ready((left, right)),
+            (l, r) => {
+                left = l;
+                right = r;
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use futures::FutureExt;
+
+    #[test]
+    fn both_waits_for_each_future_and_keeps_their_order() {
+        assert_eq!(both(async { 1 }, async { "b" }).now_or_never(), Some((1, "b")));
+        assert_eq!(both(async { 1 }, std::future::pending::<u8>()).now_or_never(), None);
+        assert_eq!(both(std::future::pending::<u8>(), async { 2 }).now_or_never(), None);
+    }
 
     #[test]
     fn all_of_waits_for_every_future_and_keeps_their_order() {

@@ -14,7 +14,7 @@
   // The bridge version is the wire contract; the revision counts changes to
   // this adapter's rules. A page that kept an older adapter (the extension was
   // updated while the tab stayed open) gets the new rules on re-injection.
-  const ADAPTER_REVISION = 5;
+  const ADAPTER_REVISION = 6;
   const installed = root.__typstAgentBridgeProtocol;
   if (installed?.version === constants.BRIDGE_VERSION && installed.revision >= ADAPTER_REVISION) return;
 
@@ -134,14 +134,37 @@
     return true;
   }
 
-  const PREPARED_EDIT_FIELDS = ['expectedText', 'expectedEditorToken', 'expectedFileLabel', 'changes', 'callId'];
+  const PREPARED_EDIT_FIELDS = ['expectedEditorToken', 'expectedFileLabel', 'changes', 'callId'];
+  // How a prepared edit names its document: the whole text, or (previews
+  // only) the page's token of the document object an `edit` read answered
+  // with, and that text's length.
+  const TEXT_FIELD = 'expectedText';
+  const TOKEN_FIELDS = ['expectedDocumentToken', 'expectedTextLength'];
+  const withinTransaction = value => isCount(value) && value <= LIMITS.MAX_EDITOR_TRANSACTION_CHARS;
 
-  function validPreparedEdit(payload) {
-    return typeof payload.expectedText === 'string' && payload.expectedText.length <= LIMITS.MAX_EDITOR_TRANSACTION_CHARS
+  // The length of the document `payload` names, or -1 unless it names it in
+  // exactly one allowed form.
+  function expectedLength(payload, tokenAllowed) {
+    const text = hasOwn(payload, TEXT_FIELD);
+    const token = some(TOKEN_FIELDS, field => hasOwn(payload, field));
+    if (text && !token) {
+      return typeof payload.expectedText === 'string' && withinTransaction(payload.expectedText.length)
+        ? payload.expectedText.length : -1;
+    }
+    if (token && !text && tokenAllowed) {
+      return nonBlank(payload.expectedDocumentToken, LIMITS.MAX_EDITOR_TOKEN_CHARS) && withinTransaction(payload.expectedTextLength)
+        ? payload.expectedTextLength : -1;
+    }
+    return -1;
+  }
+
+  function validPreparedEdit(payload, tokenAllowed) {
+    const textLength = expectedLength(payload, tokenAllowed);
+    return textLength >= 0
       && nonBlank(payload.expectedEditorToken, LIMITS.MAX_EDITOR_TOKEN_CHARS)
       && nonBlank(payload.expectedFileLabel, LIMITS.MAX_FILE_LABEL_CHARS)
       && nonBlank(payload.callId, constants.MAX_REQUEST_ID_CHARS)
-      && validChanges(payload.changes, payload.expectedText.length);
+      && validChanges(payload.changes, textLength);
   }
 
   // Edit requests belong to a run: the page binds its preview to the run id.
@@ -169,14 +192,14 @@
         && optional(payload.preferAssetImage, value => typeof value === 'boolean')
     },
     [TYPES.PAGE_SHOW_EDIT_PREVIEW]: {
-      allowed: [...PREPARED_EDIT_FIELDS, 'preview'],
+      allowed: [...PREPARED_EDIT_FIELDS, TEXT_FIELD, ...TOKEN_FIELDS, 'preview'],
       required: [...PREPARED_EDIT_FIELDS, 'preview'],
-      check: payload => validPreparedEdit(payload) && validDiffPreview(payload.preview)
+      check: payload => validPreparedEdit(payload, true) && validDiffPreview(payload.preview)
     },
     [TYPES.PAGE_APPLY_EDIT]: {
-      allowed: [...PREPARED_EDIT_FIELDS, 'reviewedDiff'],
-      required: [...PREPARED_EDIT_FIELDS, 'reviewedDiff'],
-      check: payload => validPreparedEdit(payload) && typeof payload.reviewedDiff === 'boolean'
+      allowed: [...PREPARED_EDIT_FIELDS, TEXT_FIELD, 'reviewedDiff'],
+      required: [...PREPARED_EDIT_FIELDS, TEXT_FIELD, 'reviewedDiff'],
+      check: payload => validPreparedEdit(payload, false) && typeof payload.reviewedDiff === 'boolean'
     },
     [TYPES.PAGE_CLEAR_EDIT_PREVIEW]: {
       allowed: ['callId'],
@@ -222,7 +245,7 @@
 
   const CONTEXT_FIELDS = [
     'error', 'fullText', 'numberedDocument', 'cursorPos', 'cursorLine', 'cursorColumn',
-    'selectedText', 'selectionFrom', 'selectionTo', 'docLength', 'lineCount', 'editorToken',
+    'selectedText', 'selectionFrom', 'selectionTo', 'docLength', 'lineCount', 'editorToken', 'documentToken',
     'workspace', 'truncated', 'selectionTruncated', 'startLine', 'endLine', 'nextStartLine'
   ];
   const CONTEXT_COUNTS = [
@@ -237,6 +260,7 @@
       && optional(data.numberedDocument, boundedText(LIMITS.MAX_NUMBERED_DOCUMENT_CHARS))
       && optional(data.selectedText, boundedText(LIMITS.MAX_PAGE_SELECTION_CHARS))
       && optional(data.editorToken, value => nonBlank(value, LIMITS.MAX_EDITOR_TOKEN_CHARS))
+      && optional(data.documentToken, value => nonBlank(value, LIMITS.MAX_EDITOR_TOKEN_CHARS))
       && optional(data.workspace, value => jsonLength(value) <= LIMITS.MAX_PAGE_WORKSPACE_CHARS)
       && every(CONTEXT_COUNTS, field => optional(data[field], isCount))
       && every(['truncated', 'selectionTruncated'], field => optional(data[field], value => typeof value === 'boolean'));

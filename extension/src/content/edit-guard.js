@@ -4,14 +4,20 @@
  * Before PAGE_SHOW_EDIT_PREVIEW draws a proposal and before PAGE_APPLY_EDIT
  * writes it, the editor must still show exactly what the worker computed
  * the change set for: the same file, the same EditorView, the same text, and
- * the changes must fit that text. A file the page cannot name fails closed
+ * the changes must fit that text. A preview may name its text by the token
+ * main.js gave the document object of the `edit` read instead of sending
+ * the text back: it passes only while the editor holds that very object
+ * (CodeMirror's documents are immutable; every change makes a new one, so
+ * the text is then the one read), and is stale otherwise, even for an
+ * equal text (the worker then sends the whole text). A file the page cannot name fails closed
  * (EDIT_FILE_UNKNOWN): two unidentified files carry the same default label,
  * so comparing labels could not tell them apart. The worker checks the same
  * before it asks (protocol::active_file::is_identified_file_label).
  *
  * Exposes globalThis.__typstAgentEditGuard.create(editor) →
  * {checkPreparedEdit, showsOtherFile, refuse}; main.js passes the editor
- * lookups it owns: findEditorView() and editorToken(view). Every built-in
+ * lookups it owns: findEditorView(), editorToken(view) and
+ * documentTokenOf(doc) (the token given out for `doc`, if any). Every built-in
  * comes from builtins.js (captured at document_start).
  */
 (function (root) {
@@ -19,7 +25,7 @@
   const builtins = root.__typstAgentBuiltins2;
   const constants = root.__typstAgentProtocolConstants;
   if (!builtins || !constants?.LIMITS) return;
-  const VERSION = 1;
+  const VERSION = 2;
   if (root.__typstAgentEditGuard?.version === VERSION) return;
   const { LIMITS, ERRORS } = constants;
   const { own, pattern, isInteger, isArray, freeze } = builtins;
@@ -100,11 +106,12 @@
   const refuse = (code, error, staleReason) => (staleReason ? { ok: false, code, staleReason, error } : { ok: false, code, error });
 
   // Offsets that would cut a surrogate pair in half cannot come from a
-  // correct proposal.
-  function splitsCharacter(text, offset) {
-    if (offset <= 0 || offset >= text.length) return false;
-    const before = charCodeAt(text, offset - 1);
-    const after = charCodeAt(text, offset);
+  // correct proposal. `around(offset)` is the text's two units around it.
+  function splitsCharacter(around, length, offset) {
+    if (offset <= 0 || offset >= length) return false;
+    const pair = around(offset);
+    const before = charCodeAt(pair, 0);
+    const after = charCodeAt(pair, 1);
     return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
   }
 
@@ -125,9 +132,10 @@
     return null;
   }
 
-  // The change set, in order, non-overlapping, inside `text`, on whole
+  // The change set, in order, non-overlapping, inside a text of `length`
+  // units (`around(offset)`: its two units around an offset), on whole
   // characters and within the insert bound; read by own property only.
-  function checkChanges(changes, text) {
+  function checkChanges(changes, length, around) {
     let previousTo = 0;
     let inserted = 0;
     const checked = [];
@@ -136,8 +144,8 @@
       const from = own(change, 'from');
       const to = own(change, 'to');
       const insert = own(change, 'insert');
-      const inRange = isInteger(from) && isInteger(to) && from >= previousTo && to >= from && to <= text.length
-        && typeof insert === 'string' && !splitsCharacter(text, from) && !splitsCharacter(text, to);
+      const inRange = isInteger(from) && isInteger(to) && from >= previousTo && to >= from && to <= length
+        && typeof insert === 'string' && !splitsCharacter(around, length, from) && !splitsCharacter(around, length, to);
       if (!inRange) {
         return { failure: refuse(ERRORS.INVALID_PREPARED_EDIT, `Change ${index + 1} is out of order, overlapping or outside the document.`) };
       }
@@ -150,6 +158,8 @@
     }
     return { changes: checked };
   }
+
+  const staleDocument = () => refuse(ERRORS.STALE_EDIT_PREVIEW, 'The document was modified after this change was prepared.', 'document');
 
   function create(editor) {
     // The editor must still show exactly what the change set was computed for:
@@ -167,13 +177,27 @@
       if (editor.editorToken(view) !== own(payload, 'expectedEditorToken')) {
         return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The editor was replaced after this change was prepared.', 'editor') };
       }
-      const text = view.state.doc.toString();
-      if (text !== own(payload, 'expectedText')) {
-        return { failure: refuse(ERRORS.STALE_EDIT_PREVIEW, 'The document was modified after this change was prepared.', 'document') };
+      const doc = view.state.doc;
+      const expectedText = own(payload, 'expectedText');
+      let length;
+      let around;
+      if (typeof expectedText === 'string') {
+        const text = doc.toString();
+        if (text !== expectedText) return { failure: staleDocument() };
+        length = text.length;
+        around = offset => slice(text, offset - 1, offset + 1);
+      } else {
+        const token = editor.documentTokenOf(doc);
+        if (token === undefined || token !== own(payload, 'expectedDocumentToken') || doc.length !== own(payload, 'expectedTextLength')) {
+          return { failure: staleDocument() };
+        }
+        length = doc.length;
+        around = offset => doc.sliceString(offset - 1, offset + 1);
       }
-      const checked = checkChanges(changes, text);
+      const checked = checkChanges(changes, length, around);
       return checked.failure ? checked : { view, changes: checked.changes };
     }
+
 
     return freeze({ checkPreparedEdit, showsOtherFile, refuse });
   }

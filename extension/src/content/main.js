@@ -23,7 +23,7 @@
   const inlineDiff = globalThis.__typstAgentInlineDiff;
   const editGuard = globalThis.__typstAgentEditGuard;
   if (!builtins || !bridge || !constants?.LIMITS || !inlineDiff || !editGuard) return;
-  const RUNTIME_VERSION = 15;
+  const RUNTIME_VERSION = 16;
   const previousRuntime = window.__typstAgentMainRuntime;
   if (previousRuntime?.version === RUNTIME_VERSION) return;
   try { previousRuntime?.dispose?.(); } catch { /* an older runtime that cannot clean up */ }
@@ -93,6 +93,24 @@
     }
     return token;
   }
+
+  // One random token per document object (CodeMirror's `Text` is immutable:
+  // every change makes a new one), given out with each `edit` read. A
+  // preview that names it instead of the whole text passes the guard only
+  // while the editor holds that very object, so the 600 KB text of a large
+  // document does not travel back to be compared.
+  const documentTokens = new SafeWeakMap();
+
+  function documentToken(doc) {
+    let token = weakGet(documentTokens, doc);
+    if (!token) {
+      token = randomUUID();
+      weakSet(documentTokens, doc, token);
+    }
+    return token;
+  }
+
+  const documentTokenOf = doc => weakGet(documentTokens, doc);
 
   // ---------- Workspace ----------
 
@@ -184,11 +202,13 @@
         lineCount: doc.lines
       };
     }
-    return {
+    const answer = {
       ...common,
       fullText: state.sliceDoc(0, min(doc.length, LIMITS.MAX_PAGE_DOCUMENT_CHARS)),
       truncated: doc.length > LIMITS.MAX_PAGE_DOCUMENT_CHARS
     };
+    if (projection === 'edit') answer.documentToken = documentToken(doc);
+    return answer;
   }
 
   // ---------- PAGE_GET_PREVIEW ----------
@@ -484,7 +504,7 @@
 
   // ---------- Guarded edits: validation (edit-guard.js) ----------
 
-  const { checkPreparedEdit, showsOtherFile, refuse } = editGuard.create({ findEditorView, editorToken });
+  const { checkPreparedEdit, showsOtherFile, refuse } = editGuard.create({ findEditorView, editorToken, documentTokenOf });
 
   // ---------- Guarded edits: the inline diff overlay (inline-diff.js) ----------
 

@@ -3,6 +3,7 @@
 use super::*;
 use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow};
 use protocol::edit_checkpoint::TextChange;
+use protocol::payloads::ExpectedDocument;
 use serde_json::json;
 
 fn change(from: u64, to: u64, insert: &str) -> TextChange {
@@ -46,7 +47,9 @@ fn preview() -> DiffPreview {
 
 fn show_request() -> PageShowEditPreview {
     PageShowEditPreview {
-        expected_text: "a\nb\nc".to_owned(),
+        expected: ExpectedDocument::Text {
+            text: "a\nb\nc".to_owned(),
+        },
         expected_editor_token: "token-1".to_owned(),
         expected_file_label: "main.typ".to_owned(),
         changes: vec![change(2, 3, "B")],
@@ -87,6 +90,31 @@ fn payloads_are_the_wire_shape_and_pass_the_protocol_rules() {
             json!({"expectedText": "a\nb\nc", "expectedEditorToken": "token-1", "expectedFileLabel": "main.typ",
             "changes": [{"from": 2, "to": 3, "insert": "B"}], "callId": "call-1", "preview": preview().to_value()})
         )
+    );
+    let by_token = PageShowEditPreview {
+        expected: ExpectedDocument::Token {
+            token: "document-1".to_owned(),
+            length: 5,
+        },
+        ..show_request()
+    };
+    assert_eq!(
+        show_payload(&by_token).map(Value::Object),
+        Ok(json!({"expectedDocumentToken": "document-1", "expectedTextLength": 5,
+            "expectedEditorToken": "token-1", "expectedFileLabel": "main.typ",
+            "changes": [{"from": 2, "to": 3, "insert": "B"}], "callId": "call-1", "preview": preview().to_value()}))
+    );
+    let short = PageShowEditPreview {
+        expected: ExpectedDocument::Token {
+            token: "document-1".to_owned(),
+            length: 2,
+        },
+        ..show_request()
+    };
+    assert_eq!(
+        code_of(show_payload(&short)),
+        INVALID_PREPARED_EDIT,
+        "a change past the named length"
     );
     let apply = apply_payload(&apply_request(true)).map(|map| map.get("reviewedDiff").cloned());
     assert_eq!(apply, Ok(Some(json!(true))));

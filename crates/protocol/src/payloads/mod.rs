@@ -21,7 +21,7 @@ mod tools;
 
 pub use editor::{ContextProjection, ContextRequest, DiagnosticsRequest, PreviewRequest};
 pub use fields::Empty;
-pub use page::{PageApplyEdit, PageCancelRequest, PageShowEditPreview};
+pub use page::{ExpectedDocument, PageApplyEdit, PageCancelRequest, PageShowEditPreview};
 pub use recovery::{EditCheckpointRevert, SnapshotRequest, SnapshotRestore, SnapshotScope};
 pub use registries::{ProbeMcpServer, RegistryMutation, SaveCustomTools, SaveMcpServers};
 pub use response::{ResponseError, ResponsePayload};

@@ -4,7 +4,10 @@
 //!
 //! A prepared edit names the exact text, editor token and file it was
 //! computed for; the page refuses it when the editor shows anything else, so
-//! a change set never lands on a document it was not made for.
+//! a change set never lands on a document it was not made for. A preview may
+//! name the text by the page's document token instead (see
+//! [`ExpectedDocument`]): the page then compares the document object it
+//! answered the `edit` read with, and the 600 KB text does not travel back.
 
 use super::fields::{exact, fail, non_blank_field};
 use crate::diff_preview::DiffPreview;
@@ -16,12 +19,87 @@ use crate::wire::{self, Fields};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// The document a preview was computed against, as `PAGE_SHOW_EDIT_PREVIEW`
+/// names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ExpectedDocument {
+    /// The whole text, compared exactly (`expectedText`).
+    Text {
+        /// The whole document.
+        #[serde(rename = "expectedText")]
+        text: String,
+    },
+    /// The page's token of the document it answered the `edit` read with
+    /// (`documentToken`), and that document's UTF-16 length. The page
+    /// accepts it only while the editor still holds that very document
+    /// object; it refuses it as stale otherwise, even for an equal text
+    /// (the worker then sends the whole text).
+    Token {
+        /// The read's `documentToken`.
+        #[serde(rename = "expectedDocumentToken")]
+        token: String,
+        /// The document's length in UTF-16 units.
+        #[serde(rename = "expectedTextLength")]
+        length: u64,
+    },
+}
+
+impl ExpectedDocument {
+    /// The named document's length in UTF-16 units.
+    pub fn utf16_len(&self) -> usize {
+        match self {
+            ExpectedDocument::Text { text } => js::utf16_len(text),
+            ExpectedDocument::Token { length, .. } => usize::try_from(*length).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Reads either form: exactly one of `expectedText` and
+    /// `expectedDocumentToken` (with `expectedTextLength`) is present; with
+    /// neither, `expectedText` is the missing field, as before the token.
+    fn read(f: &Fields<'_>) -> Result<ExpectedDocument, ProtocolError> {
+        let invalid = |key: &str| {
+            fail(
+                ErrorCode::InvalidPreparedEdit,
+                f.at(key),
+                "Prepared edit request is invalid",
+            )
+        };
+        let max = to_usize(limits::MAX_EDITOR_TRANSACTION_CHARS);
+        match (
+            f.raw("expectedText"),
+            f.raw("expectedDocumentToken"),
+            f.raw("expectedTextLength"),
+        ) {
+            (None, None, None) => Err(ProtocolError::new(
+                ErrorCode::MissingPayloadField,
+                f.at("expectedText"),
+                "Missing payload field: expectedText",
+            )),
+            (Some(text), None, None) => wire::bounded_string(Some(text), max)
+                .map(|text| ExpectedDocument::Text { text })
+                .ok_or_else(|| invalid("expectedText")),
+            (None, Some(token), Some(length)) => {
+                let token = wire::bounded_non_blank(Some(token), to_usize(limits::MAX_EDITOR_TOKEN_CHARS))
+                    .ok_or_else(|| invalid("expectedDocumentToken"))?;
+                let length = js::as_safe_uint(length)
+                    .filter(|length| *length <= u64::from(limits::MAX_EDITOR_TRANSACTION_CHARS))
+                    .ok_or_else(|| invalid("expectedTextLength"))?;
+                Ok(ExpectedDocument::Token { token, length })
+            }
+            (Some(_), _, _) => Err(invalid("expectedText")),
+            _ => Err(invalid("expectedDocumentToken")),
+        }
+    }
+}
+
 /// `PAGE_SHOW_EDIT_PREVIEW`: draw a prepared edit over the editor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PageShowEditPreview {
-    /// The whole document the changes were computed against.
-    pub expected_text: String,
+    /// The document the changes were computed against.
+    #[serde(flatten)]
+    pub expected: ExpectedDocument,
     /// The editor token read with that text.
     pub expected_editor_token: String,
     /// The file that text belongs to.
@@ -38,14 +116,17 @@ impl PageShowEditPreview {
     pub(crate) fn parse(p: &Map<String, Value>) -> Result<PageShowEditPreview, ProtocolError> {
         let keys = [
             "expectedText",
+            "expectedDocumentToken",
+            "expectedTextLength",
             "expectedEditorToken",
             "expectedFileLabel",
             "changes",
             "callId",
             "preview",
         ];
-        let f = exact(p, &keys, &keys)?;
-        let edit = PreparedEdit::read(&f)?;
+        let f = exact(p, &keys, &keys[3..])?;
+        let expected = ExpectedDocument::read(&f)?;
+        let edit = PreparedEdit::read(&f, expected.utf16_len())?;
         let preview = f.raw("preview").and_then(DiffPreview::parse).ok_or_else(|| {
             fail(
                 ErrorCode::InvalidPreparedEdit,
@@ -54,7 +135,7 @@ impl PageShowEditPreview {
             )
         })?;
         Ok(PageShowEditPreview {
-            expected_text: edit.expected_text,
+            expected,
             expected_editor_token: edit.expected_editor_token,
             expected_file_label: edit.expected_file_label,
             changes: edit.changes,
@@ -93,7 +174,15 @@ impl PageApplyEdit {
             "reviewedDiff",
         ];
         let f = exact(p, &keys, &keys)?;
-        let edit = PreparedEdit::read(&f)?;
+        let expected_text = wire::bounded_string(f.raw("expectedText"), to_usize(limits::MAX_EDITOR_TRANSACTION_CHARS))
+            .ok_or_else(|| {
+                fail(
+                    ErrorCode::InvalidPreparedEdit,
+                    f.at("expectedText"),
+                    "Prepared edit request is invalid",
+                )
+            })?;
+        let edit = PreparedEdit::read(&f, js::utf16_len(&expected_text))?;
         let reviewed_diff = f.raw("reviewedDiff").and_then(Value::as_bool).ok_or_else(|| {
             fail(
                 ErrorCode::InvalidPreparedEdit,
@@ -102,7 +191,7 @@ impl PageApplyEdit {
             )
         })?;
         Ok(PageApplyEdit {
-            expected_text: edit.expected_text,
+            expected_text,
             expected_editor_token: edit.expected_editor_token,
             expected_file_label: edit.expected_file_label,
             changes: edit.changes,
@@ -112,9 +201,8 @@ impl PageApplyEdit {
     }
 }
 
-/// The fields both prepared-edit requests share.
+/// The fields both prepared-edit requests share (besides the document).
 struct PreparedEdit {
-    expected_text: String,
     expected_editor_token: String,
     expected_file_label: String,
     changes: Vec<TextChange>,
@@ -122,7 +210,8 @@ struct PreparedEdit {
 }
 
 impl PreparedEdit {
-    fn read(f: &Fields<'_>) -> Result<PreparedEdit, ProtocolError> {
+    /// Reads them for a document of `text_units` UTF-16 units.
+    fn read(f: &Fields<'_>, text_units: usize) -> Result<PreparedEdit, ProtocolError> {
         let invalid = |key: &str| {
             fail(
                 ErrorCode::InvalidPreparedEdit,
@@ -130,20 +219,16 @@ impl PreparedEdit {
                 "Prepared edit request is invalid",
             )
         };
-        let expected_text = wire::bounded_string(f.raw("expectedText"), to_usize(limits::MAX_EDITOR_TRANSACTION_CHARS))
-            .ok_or_else(|| invalid("expectedText"))?;
         let expected_editor_token =
             wire::bounded_non_blank(f.raw("expectedEditorToken"), to_usize(limits::MAX_EDITOR_TOKEN_CHARS))
                 .ok_or_else(|| invalid("expectedEditorToken"))?;
         let expected_file_label =
             wire::bounded_non_blank(f.raw("expectedFileLabel"), to_usize(limits::MAX_FILE_LABEL_CHARS))
                 .ok_or_else(|| invalid("expectedFileLabel"))?;
-        let changes =
-            prepared_changes(f.raw("changes"), js::utf16_len(&expected_text)).ok_or_else(|| invalid("changes"))?;
+        let changes = prepared_changes(f.raw("changes"), text_units).ok_or_else(|| invalid("changes"))?;
         let call_id = wire::bounded_non_blank(f.raw("callId"), to_usize(limits::MAX_ENVELOPE_ID_CHARS))
             .ok_or_else(|| invalid("callId"))?;
         Ok(PreparedEdit {
-            expected_text,
             expected_editor_token,
             expected_file_label,
             changes,

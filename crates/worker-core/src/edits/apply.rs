@@ -30,10 +30,16 @@ use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
 use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
 use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
+use crate::race::both;
 use crate::runs::{
     CallInfo, RunCheckpoint, RunContext, ToolOutput, forget_after_write, page_tool_failure, tool_failure,
 };
-use crate::tools::{Review, Route, authorize, capabilities, check_tab, message_file_context};
+use crate::tools::{
+    Review, Route, authorize, capabilities, capabilities_now, check_tab, message_file_context,
+    message_file_context_from, page_context,
+};
+use content_bridge::PageError;
+use content_bridge::context::PageContext;
 use content_bridge::edit_requests::{PageEditError, PreviewOutcome, StaleReason};
 use protocol::ErrorCode;
 use protocol::active_file::is_identified_file_label;
@@ -41,7 +47,7 @@ use protocol::constants::EditorApprovalMode;
 use protocol::diff_preview::DiffPreview;
 use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
 use protocol::js;
-use protocol::payloads::{PageApplyEdit, PageShowEditPreview};
+use protocol::payloads::{ExpectedDocument, PageApplyEdit, PageShowEditPreview};
 use serde_json::{Map, Value, json};
 
 /// How often the preview is shown again after the page reported that
@@ -69,9 +75,21 @@ impl Proposal {
         }
     }
 
-    fn show_request(&self, call_id: &str) -> PageShowEditPreview {
+    /// The preview request. `by_token`: name the document by the page's
+    /// token of the object it was read from, when the read carried one, so
+    /// the text does not travel back; otherwise send the whole text.
+    fn show_request(&self, call_id: &str, by_token: bool) -> PageShowEditPreview {
+        let expected = match &self.snapshot.document_token {
+            Some(token) if by_token => ExpectedDocument::Token {
+                token: token.clone(),
+                length: js::utf16_len(&self.snapshot.text) as u64,
+            },
+            _ => ExpectedDocument::Text {
+                text: self.snapshot.text.clone(),
+            },
+        };
         PageShowEditPreview {
-            expected_text: self.snapshot.text.clone(),
+            expected,
             expected_editor_token: self.snapshot.editor_token.clone(),
             expected_file_label: self.file_label().to_owned(),
             changes: self.prepared.changes.clone(),
@@ -158,15 +176,11 @@ pub(crate) async fn run_editor_write<P: Platform>(
     call: CallInfo<'_>,
     args: &Map<String, Value>,
 ) -> Result<ToolOutput, Cancelled> {
-    if let Some(needs) = route.preflight
-        && let Err(skipped) = capabilities(run, call, needs).await?
-    {
-        return Ok(skipped);
-    }
-    if check_tab(run).await?.is_err() {
-        return Ok(stale_tab("after this run began"));
-    }
-    let proposal = match prepare(run, call, args).await? {
+    let first_read = match early_read(run, route, call).await? {
+        Ok(first_read) => first_read,
+        Err(failure) => return Ok(failure),
+    };
+    let proposal = match prepare(run, call, args, first_read).await? {
         Ok(PreparedCall::Change(proposal)) => proposal,
         Ok(PreparedCall::NoChanges) => {
             let mut result = Map::new();
@@ -190,16 +204,51 @@ pub(crate) async fn run_editor_write<P: Platform>(
     outcome
 }
 
-/// Resolves the call against one `edit` snapshot of the message's file.
+/// The tab check, the page's capabilities and the first `edit` read. The
+/// probe and the read go out together, so the 600 KB read of a large
+/// document does not wait a page round trip behind the probe: when the
+/// probe finds everything at once, the read is the snapshot's first read.
+/// Otherwise it is dropped, the wait for the capabilities runs (with its
+/// banner), the tab is checked again after it, and the snapshot is read
+/// anew. The tab is checked first, so nothing is asked of a tab that
+/// navigated since Send.
+async fn early_read<P: Platform>(
+    run: &RunContext<'_, P>,
+    route: &Route,
+    call: CallInfo<'_>,
+) -> Result<Result<Option<Result<PageContext, PageError>>, ToolOutput>, Cancelled> {
+    if check_tab(run).await?.is_err() {
+        return Ok(Err(stale_tab("after this run began")));
+    }
+    let Some(needs) = route.preflight else {
+        return Ok(Ok(None));
+    };
+    let (ready, read) = both(capabilities_now(run, needs), page_context(run, edit_snapshot_request())).await;
+    if ready? {
+        return Ok(Ok(Some(read?)));
+    }
+    if let Err(skipped) = capabilities(run, call, needs).await? {
+        return Ok(Err(skipped));
+    }
+    if check_tab(run).await?.is_err() {
+        return Ok(Err(stale_tab("after this run began")));
+    }
+    Ok(Ok(None))
+}
+
+/// Resolves the call against one `edit` snapshot of the message's file
+/// (`first_read`, when given, is that snapshot's first read).
 async fn prepare<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     args: &Map<String, Value>,
+    first_read: Option<Result<PageContext, PageError>>,
 ) -> Result<Result<PreparedCall, ToolOutput>, Cancelled> {
-    let context = match message_file_context(run, call, edit_snapshot_request(), "editor change").await? {
-        Ok(context) => context,
-        Err(failure) => return Ok(Err(failure)),
-    };
+    let context =
+        match message_file_context_from(run, call, edit_snapshot_request(), "editor change", first_read).await? {
+            Ok(context) => context,
+            Err(failure) => return Ok(Err(failure)),
+        };
     // The snapshot's own checks come first: a document over the edit limit
     // is reported as too large, not as an unreadable editor.
     let snapshot = match EditSnapshot::from_context(&context) {
@@ -288,12 +337,19 @@ async fn review_and_commit<P: Platform>(
 /// page says another file is focused. A page that cannot be reached (or
 /// answers badly) only costs the overlay: the panel's diff stays complete.
 /// A refusal (stale text or editor, another preview busy) ends the call.
+///
+/// The first request names the document by its token. A page that holds
+/// another document object refuses that as a stale document even when the
+/// text is the same (typed and undone, or the file reopened), so that
+/// refusal is checked once more with the whole text, compared exactly: the
+/// call ends only when the text itself differs, as it would have with the
+/// text sent first.
 async fn show_preview<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     proposal: &Proposal,
 ) -> Result<Result<PreviewOutcome, ToolOutput>, Cancelled> {
-    let request = proposal.show_request(call.id);
+    let mut request = proposal.show_request(call.id, true);
     for _ in 0..PREVIEW_FILE_ATTEMPTS {
         let answer = show_once(run, &request).await;
         if run.cancel.is_cancelled() {
@@ -301,6 +357,12 @@ async fn show_preview<P: Platform>(
         }
         match answer {
             Ok(outcome) => return Ok(Ok(outcome)),
+            Err(error)
+                if error.stale_reason() == Some(StaleReason::Document)
+                    && matches!(request.expected, ExpectedDocument::Token { .. }) =>
+            {
+                request = proposal.show_request(call.id, false);
+            }
             Err(error) if is_stale_file(&error) && run.message_file().is_some() => {
                 if let Err(failure) = wait_for_message_file(run, call).await? {
                     return Ok(Err(failure));

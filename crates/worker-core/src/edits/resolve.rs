@@ -36,6 +36,9 @@ pub(crate) struct EditSnapshot {
     pub(crate) text: String,
     /// The CodeMirror view the text came from; the commit refuses another.
     pub(crate) editor_token: String,
+    /// The page's token of the document object the text came from, when it
+    /// sent one: the preview names the text by it instead of sending it back.
+    pub(crate) document_token: Option<String>,
     /// The main selection's head.
     pub(crate) cursor_pos: Option<u32>,
     pub(crate) selection_from: Option<u32>,
@@ -85,6 +88,7 @@ impl EditSnapshot {
         Ok(EditSnapshot {
             text: text.clone(),
             editor_token: state.editor_token.clone(),
+            document_token: state.document_token.clone(),
             cursor_pos: u32::try_from(state.cursor_pos).ok(),
             selection_from: u32::try_from(state.selection_from).ok(),
             selection_to: u32::try_from(state.selection_to).ok(),

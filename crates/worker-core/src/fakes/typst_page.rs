@@ -38,6 +38,9 @@ pub(crate) struct TypstPage {
     pub(crate) token: String,
     /// Whether an editor is open at all.
     pub(crate) editor: bool,
+    /// Probes until the editor opens (`editor` turns true after this many
+    /// probes were answered); 0: it stays as `editor` says.
+    pub(crate) editor_after_probes: usize,
     pub(crate) files_open: bool,
     pub(crate) tree: Value,
     /// Each diagnostics read takes the next list; the last one repeats.
@@ -46,6 +49,8 @@ pub(crate) struct TypstPage {
     pub(crate) stall: HashSet<&'static str>,
     /// The overlay on screen: `(runId, callId)`.
     pub(crate) overlay: Option<(String, String)>,
+    /// Runs once when a preview request arrives, before the guard.
+    pub(crate) before_show: Option<PageHook>,
     /// Runs once when a proposal has been drawn.
     pub(crate) on_show: Option<PageHook>,
     /// Runs once when an apply arrives, before the guard.
@@ -58,8 +63,15 @@ pub(crate) struct TypstPage {
     /// The next `PAGE_APPLY_EDIT` is refused with this code, before anything
     /// else is looked at.
     pub(crate) refuse_next_apply: Option<&'static str>,
+    /// The page holds a new document object of the same text (typed and
+    /// undone, the file reopened): no document token handed out so far
+    /// names it any more.
+    pub(crate) document_object_replaced: bool,
     /// The file shown for the context read being answered.
     shown: Option<String>,
+    /// The `documentToken` of each `edit` read and the text it stood for,
+    /// oldest first (the page's tokens of CodeMirror document objects).
+    document_tokens: Vec<(String, String)>,
 }
 
 impl Default for TypstPage {
@@ -70,6 +82,7 @@ impl Default for TypstPage {
             files: VecDeque::new(),
             token: "editor-1".into(),
             editor: true,
+            editor_after_probes: 0,
             files_open: true,
             tree: json!({"source": "files_panel_dom", "truncated": false, "entries": [
                 {"path": "chapters", "kind": "folder", "state": "expanded"},
@@ -80,12 +93,15 @@ impl Default for TypstPage {
             diagnostics: VecDeque::from([vec![diagnostic("error", "unknown variable: knuth", 3)]]),
             stall: HashSet::new(),
             overlay: None,
+            before_show: None,
             on_show: None,
             on_apply: None,
             after_apply: None,
             cannot_draw: false,
             refuse_next_apply: None,
+            document_object_replaced: false,
             shown: None,
+            document_tokens: Vec::new(),
         }
     }
 }
@@ -135,8 +151,32 @@ impl TypstPage {
         state.as_object().cloned().unwrap_or_default()
     }
 
+    /// The token of the document object the editor holds: the same one as
+    /// long as the text stays as it was read, a new one after any change.
+    fn document_token(&mut self) -> String {
+        if !self.document_object_replaced
+            && let Some((token, text)) = self.document_tokens.last()
+            && *text == self.doc
+        {
+            return token.clone();
+        }
+        self.document_object_replaced = false;
+        let token = format!("document-{}", self.document_tokens.len() + 1);
+        self.document_tokens.push((token.clone(), self.doc.clone()));
+        token
+    }
+
+    /// Whether `token` names the document object the editor holds.
+    fn holds_document(&self, token: &Value) -> bool {
+        !self.document_object_replaced
+            && self
+                .document_tokens
+                .last()
+                .is_some_and(|(last, text)| token == last.as_str() && *text == self.doc)
+    }
+
     /// `PAGE_GET_CONTEXT` computed as the page script computes it.
-    fn context(&self, payload: &Value) -> Value {
+    fn context(&mut self, payload: &Value) -> Value {
         let projection = payload["projection"].as_str().unwrap_or("full");
         if projection == "identity" {
             return json!({ "workspace": self.workspace(true) });
@@ -157,6 +197,9 @@ impl TypstPage {
         if projection != "numbered" {
             answer.insert("fullText".into(), json!(self.doc));
             answer.insert("truncated".into(), json!(false));
+            if projection == "edit" {
+                answer.insert("documentToken".into(), json!(self.document_token()));
+            }
             return Value::Object(answer);
         }
         answer.extend(self.numbered(payload));
@@ -200,7 +243,8 @@ impl TypstPage {
         range
     }
 
-    /// The main world's guard: file, then editor, then exact text.
+    /// The main world's guard: file, then editor, then exact text (or, for
+    /// a preview that names its document by token, that very document).
     fn guard(&self, payload: &Value) -> Result<Vec<TextChange>, Value> {
         let stale = |reason: &str| {
             edit_result(json!({"ok": false, "code": "STALE_EDIT_PREVIEW", "staleReason": reason,
@@ -217,7 +261,14 @@ impl TypstPage {
         if payload["expectedEditorToken"] != self.token.as_str() {
             return Err(stale("editor"));
         }
-        if payload["expectedText"] != self.doc.as_str() {
+        let same_document = match payload.get("expectedText") {
+            Some(text) => text == self.doc.as_str(),
+            None => {
+                self.holds_document(&payload["expectedDocumentToken"])
+                    && payload["expectedTextLength"] == js::utf16_len(&self.doc)
+            }
+        };
+        if !same_document {
             return Err(stale("document"));
         }
         serde_json::from_value(payload["changes"].clone())
@@ -232,6 +283,9 @@ impl TypstPage {
     }
 
     fn show(&mut self, run_id: &str, payload: &Value) -> Value {
+        if let Some(mut hook) = self.before_show.take() {
+            hook(self);
+        }
         let changes = match self.guard(payload) {
             Ok(changes) => changes,
             Err(refusal) => return refusal,
@@ -319,8 +373,15 @@ impl TypstPage {
         let payload = &message["payload"];
         let run_id = message["runId"].as_str().unwrap_or_default().to_owned();
         Some(match kind {
-            "PAGE_GET_PROBE" => json!({"editor": self.editor, "selection": false, "typstCanvas": true,
-                                       "previewImage": false, "improvePanel": true}),
+            "PAGE_GET_PROBE" => {
+                let probe = json!({"editor": self.editor, "selection": false, "typstCanvas": true,
+                                   "previewImage": false, "improvePanel": true});
+                if self.editor_after_probes > 0 {
+                    self.editor_after_probes -= 1;
+                    self.editor = self.editor_after_probes == 0;
+                }
+                probe
+            }
             "PAGE_GET_CONTEXT" => {
                 self.shown = self.files.pop_front().or_else(|| self.file.clone());
                 self.context(payload)

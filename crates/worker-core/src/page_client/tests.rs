@@ -7,7 +7,7 @@ use crate::envelope;
 use crate::fakes::{FakeBrowser, FakePlatform, block_on};
 use crate::platform::PlatformError;
 use futures::FutureExt;
-use protocol::payloads::ContextProjection;
+use protocol::payloads::{ContextProjection, ExpectedDocument};
 use serde_json::json;
 use std::cell::RefCell;
 
@@ -177,7 +177,7 @@ fn prepared_show() -> PageShowEditPreview {
             {"kind": "insert", "oldLine": null, "newLine": 1, "text": "new"}]}]
     }));
     PageShowEditPreview {
-        expected_text: "old".to_owned(),
+        expected: ExpectedDocument::Text { text: "old".to_owned() },
         expected_editor_token: "token-1".to_owned(),
         expected_file_label: "main.typ".to_owned(),
         changes: vec![protocol::edit_checkpoint::TextChange {
@@ -193,7 +193,7 @@ fn prepared_show() -> PageShowEditPreview {
 fn prepared_apply(reviewed_diff: bool) -> PageApplyEdit {
     let show = prepared_show();
     PageApplyEdit {
-        expected_text: show.expected_text,
+        expected_text: "old".to_owned(),
         expected_editor_token: show.expected_editor_token,
         expected_file_label: show.expected_file_label,
         changes: show.changes,

@@ -23,7 +23,9 @@ mod specs;
 
 pub(crate) use approval::{Review, authorize};
 pub(crate) use metadata::Effect;
-pub(crate) use page::{capabilities, check_tab, message_file_context, page_context};
+pub(crate) use page::{
+    capabilities, capabilities_now, check_tab, message_file_context, message_file_context_from, page_context,
+};
 pub(crate) use plan::execution_order;
 pub(crate) use read::run_read_tool;
 pub(crate) use registry::{RunRegistry, ToolRegistry};

@@ -73,6 +73,21 @@ pub(crate) fn page_failure(error: &PageError) -> ToolOutput {
 
 // ----- waiting for the page -----
 
+/// Whether the page offers every capability in `needs` at this moment: one
+/// probe, no wait (an editor write sends its edit read beside it).
+pub(crate) async fn capabilities_now<P: Platform>(
+    run: &RunContext<'_, P>,
+    needs: Preflight,
+) -> Result<bool, Cancelled> {
+    Ok(match page_probe(run).await? {
+        Ok(probe) => needs
+            .capabilities
+            .iter()
+            .all(|capability| capability.present_in(&probe)),
+        Err(_) => false,
+    })
+}
+
 /// Waits until the page offers every capability in `needs` (an editor, a
 /// selection, the Improve panel, …), probing the originating tab.
 pub(crate) async fn capabilities<P: Platform>(
@@ -140,15 +155,34 @@ pub(crate) async fn message_file_context<P: Platform>(
     request: ContextRequest,
     operation: &str,
 ) -> Result<Result<PageContext, ToolOutput>, Cancelled> {
+    message_file_context_from(run, call, request, operation, None).await
+}
+
+/// [`message_file_context`] whose first read, when given, is `first` (a
+/// read of `request` already made); every later one is read anew.
+pub(crate) async fn message_file_context_from<P: Platform>(
+    run: &RunContext<'_, P>,
+    call: CallInfo<'_>,
+    request: ContextRequest,
+    operation: &str,
+    mut first: Option<Result<PageContext, PageError>>,
+) -> Result<Result<PageContext, ToolOutput>, Cancelled> {
     let Some(expected) = run.message_file() else {
-        return Ok(page_context(run, request).await?.map_err(|error| page_failure(&error)));
+        let context = match first {
+            Some(read) => read,
+            None => page_context(run, request).await?,
+        };
+        return Ok(context.map_err(|error| page_failure(&error)));
     };
     let kind = WaitKind {
         timeout_code: ErrorCode::ActiveFilePreflightTimeout,
         timeout_message: "Waited too long for the file of the message to be open again.",
     };
     wait_until(run, call, kind, async || {
-        let context = page_context(run, request).await?;
+        let context = match first.take() {
+            Some(read) => read,
+            None => page_context(run, request).await?,
+        };
         if let Ok(read) = &context
             && (read.error().is_none() || too_large_to_edit(read))
             && read

@@ -222,6 +222,118 @@ fn typing_between_proposal_and_apply_fails_closed() {
 }
 
 #[test]
+fn the_preview_names_the_document_by_its_token_and_the_apply_sends_the_text() {
+    let mut h = harness();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
+    assert_eq!(shows.len(), 1);
+    let payload = &shows[0]["payload"];
+    assert_eq!(payload["expectedDocumentToken"], "document-1", "the edit read's token");
+    assert_eq!(payload["expectedTextLength"], js::utf16_len(DOC));
+    assert!(payload.get("expectedText").is_none(), "the text does not travel back");
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    let applied = h.page_sent("PAGE_APPLY_EDIT");
+    assert_eq!(
+        applied[0]["payload"]["expectedText"], DOC,
+        "a write compares the whole text"
+    );
+    assert!(applied[0]["payload"].get("expectedDocumentToken").is_none());
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
+fn a_new_document_object_of_the_same_text_is_drawn_again_with_the_whole_text() {
+    let mut h = harness();
+    // Typed and undone between the read and the preview: the page holds
+    // another document object, so the token is stale, but the text is the
+    // one the proposal was computed for.
+    h.editor().before_show = Some(Box::new(|editor: &mut TypstPage| {
+        editor.document_object_replaced = true;
+    }));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
+    assert_eq!(shows.len(), 2, "refused by token, then drawn by text");
+    assert!(shows[0]["payload"].get("expectedDocumentToken").is_some());
+    assert_eq!(shows[1]["payload"]["expectedText"], DOC);
+    assert!(shows[1]["payload"].get("expectedDocumentToken").is_none());
+    assert_eq!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(), 1, "one review");
+    assert!(h.editor().overlay.is_some());
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["reviewed_diff"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
+fn typing_between_the_read_and_the_preview_fails_closed_on_the_text() {
+    let mut h = harness();
+    h.editor().before_show = Some(Box::new(|editor: &mut TypstPage| {
+        editor.doc.push_str("\nTyped by the user.");
+    }));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("It changed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    assert_eq!(run.data()["ok"], true, "no review to wait for");
+    let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
+    assert_eq!(shows.len(), 2, "refused by token, then by the whole text");
+    assert_eq!(shows[1]["payload"]["expectedText"], DOC);
+    let result = h.result("run-1", "e1");
+    assert_eq!(result["code"], "STALE_EDIT_PREVIEW");
+    assert_eq!(result["staleReason"], "document");
+    assert!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+    assert_eq!(h.editor().doc, format!("{DOC}\nTyped by the user."));
+    assert_eq!(h.editor().overlay, None);
+}
+
+#[test]
+fn an_editor_that_opens_late_drops_the_early_read_and_reads_after_the_wait() {
+    let mut h = harness();
+    // The probe sent beside the first edit read finds no editor, and so
+    // does the wait's first probe (a banner); the editor opens after it.
+    {
+        let mut page = h.editor();
+        page.editor = false;
+        page.editor_after_probes = 2;
+    }
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(h.payloads("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
+    let edit_reads: Vec<Value> = h
+        .page_sent("PAGE_GET_CONTEXT")
+        .into_iter()
+        .filter(|message| message["payload"]["projection"] == "edit")
+        .collect();
+    assert!(
+        edit_reads.len() >= 2,
+        "the early read was dropped and read again: {edit_reads:?}"
+    );
+    let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(banners.len(), 1);
+    assert_eq!(banners[0]["preview"]["additions"], 1);
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(h.result("run-1", "e1")["reviewed_diff"], true);
+    assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
 fn a_tab_that_navigated_during_the_review_gets_no_write() {
     let mut h = harness();
     h.script(

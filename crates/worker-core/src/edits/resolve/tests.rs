@@ -13,6 +13,7 @@ fn snapshot(text: &str) -> EditSnapshot {
     EditSnapshot {
         text: text.to_owned(),
         editor_token: "editor-main".into(),
+        document_token: None,
         cursor_pos: Some(0),
         selection_from: Some(0),
         selection_to: Some(0),
@@ -525,6 +526,7 @@ fn state(text: &str, token: &str) -> EditorState {
     let length = js::utf16_len(text) as u64;
     EditorState {
         editor_token: token.into(),
+        document_token: Some("document-1".into()),
         doc_length: length,
         line_count: 1 + text.matches('\n').count() as u64,
         cursor_pos: 2,
@@ -561,6 +563,7 @@ fn snapshots_come_from_a_whole_edit_context() {
         EditSnapshot {
             text: "abc".into(),
             editor_token: "view-1".into(),
+            document_token: Some("document-1".into()),
             cursor_pos: Some(2),
             selection_from: Some(1),
             selection_to: Some(2),
