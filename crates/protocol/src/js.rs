@@ -324,7 +324,7 @@ fn write_json(value: &Value, out: &mut impl JsonOut, sorted: bool) {
             out.raw("{");
             let mut keys: Vec<&String> = map.keys().collect();
             if sorted {
-                keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+                sort_by(&mut keys, |a, b| a.encode_utf16().cmp(b.encode_utf16()));
             }
             for (index, key) in keys.into_iter().enumerate() {
                 if index > 0 {
@@ -399,10 +399,79 @@ pub fn as_record(value: &Value) -> Option<&Map<String, Value>> {
     value.as_object()
 }
 
+/// Sorts `items` stably by `compare`, like `Array.prototype.sort` with a
+/// comparator (stable since ES2019, which the original's orders rely on).
+///
+/// Why not `slice::sort_by`: the standard library's stable sort is generic
+/// over the element and the comparator, and each pair compiles to several
+/// kilobytes of wasm (its merge runs and small-sort networks); the worker had
+/// a dozen of them. Here only the element swap is generic: the order is
+/// found by one sort of indices with a `dyn` comparator, compiled once, and
+/// then applied in place.
+pub fn sort_by<T>(items: &mut [T], mut compare: impl FnMut(&T, &T) -> std::cmp::Ordering) {
+    let order = sorted_order(items.len(), &mut |a, b| compare(&items[a], &items[b]));
+    apply_order(items, order);
+}
+
+/// The indices `0..len` in stable order of `compare`.
+fn sorted_order(len: usize, compare: &mut dyn FnMut(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    order.sort_by(|&a, &b| compare(a, b));
+    order
+}
+
+/// Moves `items[order[i]]` to position `i` for every `i`, following each
+/// cycle of the permutation with swaps (a visited position is marked by
+/// taking its source out of `order`).
+fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len() {
+        let mut current = start;
+        while order[current] != DONE {
+            let source = std::mem::replace(&mut order[current], DONE);
+            if source == start {
+                break;
+            }
+            items.swap(current, source);
+            current = source;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn sort_by_is_stable_and_matches_the_standard_sort() {
+        let mut items: Vec<(u8, usize)> = [3u8, 1, 2, 1, 3, 0, 2, 1].iter().copied().zip(0..).collect();
+        let mut expected = items.clone();
+        expected.sort_by_key(|item| item.0);
+        sort_by(&mut items, |a, b| a.0.cmp(&b.0));
+        assert_eq!(items, expected);
+        assert_eq!(
+            items.iter().map(|item| item.1).collect::<Vec<_>>(),
+            [5, 1, 3, 7, 2, 6, 0, 4]
+        );
+        let mut reversed: Vec<String> = ["a", "c", "b"].iter().map(|s| s.to_string()).collect();
+        sort_by(&mut reversed, |a, b| b.cmp(a));
+        assert_eq!(reversed, ["c", "b", "a"]);
+        let mut empty: Vec<u8> = Vec::new();
+        sort_by(&mut empty, |a, b| a.cmp(b));
+        assert!(empty.is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sort_by_equals_the_standard_stable_sort(keys in proptest::collection::vec(0u8..6, 0..64)) {
+            let mut items: Vec<(u8, usize)> = keys.into_iter().zip(0..).collect();
+            let mut expected = items.clone();
+            expected.sort_by_key(|item| std::cmp::Reverse(item.0));
+            sort_by(&mut items, |a, b| b.0.cmp(&a.0));
+            proptest::prop_assert_eq!(items, expected);
+        }
+    }
 
     #[test]
     fn numbers_print_like_javascript() {

@@ -69,7 +69,7 @@ pub(crate) async fn open_project(tabs: &impl Tabs, request: &ProjectRef) -> Resu
         .iter()
         .filter(|tab| tab.id.is_some() && is_typst_app_url(&tab.url) && project_of_url(&tab.url) == Some(&segment))
         .collect();
-    showing.sort_by_key(|tab| tab.id != active);
+    protocol::js::sort_by(&mut showing, |a, b| (a.id != active).cmp(&(b.id != active)));
     if let Some((tab, id)) = showing.first().and_then(|tab| tab.id.map(|id| (tab, id))) {
         tabs.focus(id, tab.window_id).await.map_err(failed)?;
         return Ok(json!({ "ok": true, "tabId": id }));

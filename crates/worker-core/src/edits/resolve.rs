@@ -368,7 +368,7 @@ fn normalize(mut changes: Vec<ByteChange>, text: &str) -> Result<Vec<ByteChange>
             ),
         ));
     }
-    changes.sort_by(|a, b| a.from.cmp(&b.from).then(a.to.cmp(&b.to)));
+    protocol::js::sort_by(&mut changes, |a, b| a.from.cmp(&b.from).then(a.to.cmp(&b.to)));
     let mut previous_end = 0;
     for (index, change) in changes.iter().enumerate() {
         let number = index + 1;

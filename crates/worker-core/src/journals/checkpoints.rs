@@ -372,7 +372,7 @@ fn prune(
     let max_entries = to_usize(limits::MAX_EDIT_CHECKPOINTS);
     while entries.len() >= max_entries || total_bytes(&entries) + incoming > MAX_BYTES {
         let mut order: Vec<usize> = (0..entries.len()).collect();
-        order.sort_by(|&a, &b| {
+        protocol::js::sort_by(&mut order, |&a, &b| {
             let rank = |i: usize| {
                 u8::from(
                     entries

@@ -317,7 +317,7 @@ fn prune_plan(
         let mut candidates: Vec<usize> = (0..kept.len())
             .filter(|&i| kept.get(i).is_some_and(|e| Some(e.id.as_str()) != protected))
             .collect();
-        candidates.sort_by(|&a, &b| {
+        protocol::js::sort_by(&mut candidates, |&a, &b| {
             let key = |i: usize| kept.get(i).map_or((0, 0.0), |e| (kind_rank(e.kind), e.created_at));
             let (rank_a, time_a) = key(a);
             let (rank_b, time_b) = key(b);
@@ -598,7 +598,7 @@ impl<'a, S: Storage, C: Clock> Snapshots<'a, S, C> {
                     && (e.kind != SnapshotKind::Automatic || e.session_id.as_deref() == Some(session_id))
             })
             .collect();
-        entries.sort_by(|a, b| b.created_at.total_cmp(&a.created_at));
+        protocol::js::sort_by(&mut entries, |a, b| b.created_at.total_cmp(&a.created_at));
         Ok(entries.iter().map(SnapshotMeta::public).collect())
     }
 

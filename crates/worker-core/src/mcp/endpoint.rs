@@ -145,7 +145,7 @@ fn config_key(endpoint: &McpEndpoint) -> String {
         .iter()
         .map(|(name, value)| (name.to_ascii_lowercase(), value.as_str()))
         .collect();
-    pairs.sort();
+    protocol::js::sort_by(&mut pairs, Ord::cmp);
     let digest_input = pairs
         .iter()
         .map(|(name, value)| format!("{name}:{value}"))

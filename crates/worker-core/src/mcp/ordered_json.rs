@@ -99,7 +99,7 @@ impl Ordered {
                         None => named.push(member),
                     }
                 }
-                indexed.sort_by_key(|(index, _)| *index);
+                protocol::js::sort_by(&mut indexed, |a, b| a.0.cmp(&b.0));
                 out.push('{');
                 for (i, (name, value)) in indexed.into_iter().map(|(_, m)| m).chain(named).enumerate() {
                     if i > 0 {

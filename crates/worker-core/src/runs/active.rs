@@ -103,7 +103,9 @@ impl Runs {
     /// Every active run.
     pub(crate) fn summaries(&self) -> Vec<RunSummary> {
         let mut runs: Vec<RunSummary> = self.active.borrow().values().map(|run| run.summary.clone()).collect();
-        runs.sort_by(|a, b| a.started_at.total_cmp(&b.started_at).then(a.run_id.cmp(&b.run_id)));
+        protocol::js::sort_by(&mut runs, |a, b| {
+            a.started_at.total_cmp(&b.started_at).then(a.run_id.cmp(&b.run_id))
+        });
         runs
     }
 

@@ -171,7 +171,7 @@ fn member_order<'m>(map: &'m Map<String, Value>, order: &[&str]) -> Vec<&'m str>
         .keys()
         .filter_map(|key| array_index(key).map(|n| (n, key.as_str())))
         .collect();
-    indices.sort_unstable();
+    protocol::js::sort_by(&mut indices, Ord::cmp);
     let mut keys: Vec<&str> = indices.into_iter().map(|(_, key)| key).collect();
     for name in order {
         if let Some((key, _)) = map.get_key_value(*name)

@@ -459,7 +459,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
             .into_iter()
             .filter(|meta| meta.project_id == project_id)
             .collect();
-        sessions.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+        protocol::js::sort_by(&mut sessions, |a, b| b.updated_at.total_cmp(&a.updated_at));
         Ok(sessions.iter().map(|meta| meta.public(false)).collect())
     }
 
@@ -625,7 +625,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
         let mut summaries: Vec<(f64, Value)> = groups
             .into_iter()
             .map(|(project_id, mut members)| {
-                members.sort_by(|a, b| b.updated_at.total_cmp(&a.updated_at));
+                protocol::js::sort_by(&mut members, |a, b| b.updated_at.total_cmp(&a.updated_at));
                 let last_activity = members.iter().fold(0.0_f64, |max, meta| max.max(meta.updated_at));
                 let total_messages: u64 = members.iter().map(|meta| meta.message_count).sum();
                 let approx_bytes: f64 = members.iter().map(|meta| meta.approx_bytes).sum();
@@ -640,7 +640,7 @@ impl<'a, S: Storage, C: Clock> Sessions<'a, S, C> {
                 (last_activity, value)
             })
             .collect();
-        summaries.sort_by(|a, b| b.0.total_cmp(&a.0));
+        protocol::js::sort_by(&mut summaries, |a, b| b.0.total_cmp(&a.0));
         Ok(summaries.into_iter().map(|(_, value)| value).collect())
     }
 

@@ -31,7 +31,7 @@ fn line_range(raw_args: &str) -> Option<(f64, f64)> {
 fn disjoint_ranges(group: &[(&str, &str)]) -> Option<Vec<(f64, f64)>> {
     let ranges: Vec<(f64, f64)> = group.iter().map(|(_, raw)| line_range(raw)).collect::<Option<_>>()?;
     let mut sorted = ranges.clone();
-    sorted.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    protocol::js::sort_by(&mut sorted, |a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
     sorted
         .windows(2)
         .all(|pair| matches!(pair, [previous, next] if next.0 > previous.1))
@@ -63,7 +63,7 @@ pub(crate) fn execution_order(calls: &[(&str, &str)]) -> Vec<usize> {
                     .map(|(offset, (start, _))| (index + offset, *start))
                     .collect();
                 // Stable: equal starts keep provider order.
-                planned.sort_by(|a, b| b.1.total_cmp(&a.1));
+                protocol::js::sort_by(&mut planned, |a, b| b.1.total_cmp(&a.1));
                 order.extend(planned.into_iter().map(|(i, _)| i));
             }
             None => order.extend(index..end),
