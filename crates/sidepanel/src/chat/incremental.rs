@@ -31,6 +31,11 @@ use std::collections::VecDeque;
 /// several frames, each a short task, instead of in one long one.
 pub(crate) const COMMIT_BUDGET_BYTES: usize = 8 * 1024;
 
+/// Source bytes one render call takes at most within a commit (a single
+/// longer block is still rendered whole): the unit in which a commit
+/// checks the time left in its frame.
+pub(crate) const SLICE_BYTES: usize = 2 * 1024;
+
 /// How a source text becomes sanitised, audited HTML: [`render`] in the
 /// panel, a counting wrapper of it in tests.
 pub(crate) type RenderFn = fn(&str) -> Result<String, MarkdownError>;
@@ -129,33 +134,56 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
         self.ended = true;
     }
 
-    /// Renders closed blocks not yet rendered, up to the budget, if any.
+    /// Renders closed blocks not yet rendered, up to the budget, if any,
+    /// with no clock (the tests' shorthand of [`commit_until`](Self::commit_until)).
+    #[cfg(test)]
     pub(crate) fn commit(&mut self) -> Option<Commit> {
+        self.commit_until(|| true)
+    }
+
+    /// Renders closed blocks not yet rendered in slices of at most
+    /// [`SLICE_BYTES`] (a longer block is one slice), within
+    /// [`COMMIT_BUDGET_BYTES`], while `more_time()` allows another slice.
+    /// The first slice is always rendered, so a commit always progresses:
+    /// the panel's clock decides how much fits in a frame, so code that is
+    /// still cold (the first answer after the panel opens) renders less per
+    /// frame instead of blocking it.
+    pub(crate) fn commit_until(&mut self, mut more_time: impl FnMut() -> bool) -> Option<Commit> {
         if self.whole {
             return None;
         }
         self.scan();
-        let first = *self.starts.front()?;
-        let limit = self.committed + COMMIT_BUDGET_BYTES;
-        let mut cut = first;
-        while let Some(&next) = self.starts.front().filter(|&&next| next <= limit || next == first) {
-            cut = next;
-            self.starts.pop_front();
-        }
-        let block = &self.source[self.committed..cut];
-        match (self.render)(block) {
-            Ok(html) => {
-                self.committed = cut;
-                Some(Commit {
-                    html,
-                    more: !self.starts.is_empty(),
-                })
+        let budget_end = self.committed + COMMIT_BUDGET_BYTES;
+        let mut html = String::new();
+        let mut rendered = false;
+        while let Some(&first) = self.starts.front() {
+            if rendered && (first > budget_end || !more_time()) {
+                break;
             }
-            Err(_) => {
-                self.whole = true;
-                None
+            let limit = (self.committed + SLICE_BYTES).min(budget_end);
+            let mut cut = first;
+            while let Some(&next) = self.starts.front().filter(|&&next| next <= limit || next == first) {
+                cut = next;
+                self.starts.pop_front();
+            }
+            match (self.render)(&self.source[self.committed..cut]) {
+                Ok(part) => {
+                    html.push_str(&part);
+                    self.committed = cut;
+                    rendered = true;
+                }
+                Err(_) => {
+                    // The end renders the whole text; what this commit
+                    // already rendered is shown until then.
+                    self.whole = true;
+                    break;
+                }
             }
         }
+        rendered.then_some(Commit {
+            html,
+            more: !self.whole && !self.starts.is_empty(),
+        })
     }
 
     /// The view could not show a commit: only a whole render is right now.
