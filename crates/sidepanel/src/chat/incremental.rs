@@ -36,6 +36,12 @@ pub(crate) const COMMIT_BUDGET_BYTES: usize = 8 * 1024;
 /// checks the time left in its frame.
 pub(crate) const SLICE_BYTES: usize = 2 * 1024;
 
+/// Source bytes one scan for block starts reads past what it read before
+/// (to the next line end): a long answer that arrives at once is split
+/// into blocks over the frames that render it, not parsed whole in the
+/// first one.
+pub(crate) const SCAN_BYTES: usize = 16 * 1024;
+
 /// How a source text becomes sanitised, audited HTML: [`render`] in the
 /// panel, a counting wrapper of it in tests.
 pub(crate) type RenderFn = fn(&str) -> Result<String, MarkdownError>;
@@ -72,6 +78,8 @@ pub(crate) struct IncrementalMarkdown<R = RenderFn> {
     starts: VecDeque<usize>,
     /// End of the text the last scan read: a scan needs a new line.
     scanned_lines: usize,
+    /// Complete lines after `scanned_lines` wait for the next scan.
+    scan_pending: bool,
     /// Bytes of `source` already searched for `]:`.
     scanned_pairs: usize,
     /// The text is complete: its last line counts as a whole line.
@@ -96,6 +104,7 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
             committed: 0,
             starts: VecDeque::new(),
             scanned_lines: 0,
+            scan_pending: false,
             scanned_pairs: 0,
             ended: false,
             whole: false,
@@ -182,7 +191,7 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
         }
         rendered.then_some(Commit {
             html,
-            more: !self.whole && !self.starts.is_empty(),
+            more: !self.whole && (!self.starts.is_empty() || self.scan_pending),
         })
     }
 
@@ -198,7 +207,7 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
     /// after it cannot be shown before it.
     pub(crate) fn shown(&self) -> &str {
         let backlog = self.starts.back().map_or(0, |&start| start - self.committed);
-        if backlog > COMMIT_BUDGET_BYTES {
+        if self.scan_pending || backlog > COMMIT_BUDGET_BYTES {
             return "";
         }
         &self.source[self.committed..]
@@ -231,20 +240,46 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
     }
 
     /// Finds the block starts in the lines received since the last scan,
-    /// reading from the open block on (the blocks before it are closed).
+    /// reading from the open block on (the blocks before it are closed), at
+    /// most [`SCAN_BYTES`] further than before, and further only while no
+    /// closed block is found.
     fn scan(&mut self) {
         let complete = if self.ended {
             self.source.len()
         } else {
             self.source.rfind('\n').map_or(0, |newline| newline + 1)
         };
-        if complete <= self.scanned_lines.max(self.committed) {
-            return;
+        while complete > self.scanned_lines.max(self.committed) {
+            let from = self.starts.back().copied().unwrap_or(self.committed);
+            let floor = self.scanned_lines.max(from);
+            let end = line_end_near(self.source.as_bytes(), floor, floor + SCAN_BYTES, complete);
+            // A prefix of whole lines is what a stream that had sent only
+            // those lines would be scanned at: the same blocks are closed.
+            self.scanned_lines = end;
+            self.scan_pending = end < complete;
+            let found = block_starts(&self.source[from..end]);
+            self.starts.extend(found.into_iter().map(|start| from + start));
+            if !self.starts.is_empty() {
+                break;
+            }
         }
-        self.scanned_lines = complete;
-        let from = self.starts.back().copied().unwrap_or(self.committed);
-        let found = block_starts(&self.source[from..complete]);
-        self.starts.extend(found.into_iter().map(|start| from + start));
+    }
+}
+
+/// Where a scan of the lines after `floor` stops: `complete` when it is
+/// within `reach`, else after the last line end in `floor..reach`, or the
+/// first one after it when that range has none (so a scan always moves).
+fn line_end_near(bytes: &[u8], floor: usize, reach: usize, complete: usize) -> usize {
+    if complete <= reach {
+        return complete;
+    }
+    let before = bytes[floor..reach].iter().rposition(|&b| b == b'\n');
+    match before {
+        Some(newline) => floor + newline + 1,
+        None => bytes[reach..complete]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(complete, |newline| reach + newline + 1),
     }
 }
 

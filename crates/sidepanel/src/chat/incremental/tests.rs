@@ -358,3 +358,48 @@ fn a_refusal_after_rendered_slices_keeps_them_and_ends_in_the_whole_render() {
     assert_eq!(markdown.commit_until(|| true), None);
     assert_eq!(markdown.finish(), Finished::Whole(answer));
 }
+
+#[test]
+fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_the_whole_render() {
+    let unit = "Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n";
+    let code = format!("```\n{}```\n\n", "let x = 1;\n".repeat(2 * SCAN_BYTES / 11));
+    let answer = unit.repeat(300) + &code + &unit.repeat(300) + "last";
+    let rendered = RefCell::new(Vec::new());
+    let mut markdown = IncrementalMarkdown::with_renderer(|source: &str| {
+        rendered.borrow_mut().push(source.to_owned());
+        render(source)
+    });
+    markdown.push(&answer);
+    let mut shown = String::new();
+    let first = markdown.commit().expect("closed blocks");
+    shown.push_str(&first.html);
+    assert!(first.more);
+    // The first scan read about SCAN_BYTES, not the whole answer: the rest
+    // waits, and none of it is shown as text meanwhile.
+    assert!(
+        markdown.scanned_lines <= SCAN_BYTES + unit.len(),
+        "{}",
+        markdown.scanned_lines
+    );
+    assert_eq!(markdown.shown(), "");
+    let mut commits = 1;
+    while let Some(commit) = markdown.commit() {
+        shown.push_str(&commit.html);
+        commits += 1;
+        if !commit.more {
+            break;
+        }
+    }
+    assert!(commits > (answer.len() - code.len()) / COMMIT_BUDGET_BYTES, "{commits} commits");
+    // The code block, longer than a scan, was found and committed whole.
+    assert!(rendered.borrow().iter().any(|source| source.contains(&code)));
+    markdown.end(&answer);
+    while let Some(commit) = markdown.commit() {
+        shown.push_str(&commit.html);
+    }
+    let Finished::Tail(tail) = markdown.finish() else {
+        panic!("no definition, no refusal: the tail is rendered alone");
+    };
+    assert_eq!(shown + &tail, render(&answer).expect("renders"));
+    assert_eq!(rendered.borrow().concat(), answer);
+}
