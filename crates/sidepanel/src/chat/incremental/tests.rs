@@ -390,7 +390,10 @@ fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_t
             break;
         }
     }
-    assert!(commits > (answer.len() - code.len()) / COMMIT_BUDGET_BYTES, "{commits} commits");
+    assert!(
+        commits > (answer.len() - code.len()) / COMMIT_BUDGET_BYTES,
+        "{commits} commits"
+    );
     // The code block, longer than a scan, was found and committed whole.
     assert!(rendered.borrow().iter().any(|source| source.contains(&code)));
     markdown.end(&answer);
