@@ -31,6 +31,17 @@ use std::collections::VecDeque;
 /// several frames, each a short task, instead of in one long one.
 pub(crate) const COMMIT_BUDGET_BYTES: usize = 8 * 1024;
 
+/// Source bytes one render call takes at most within a commit (a single
+/// longer block is still rendered whole): the unit in which a commit
+/// checks the time left in its frame.
+pub(crate) const SLICE_BYTES: usize = 2 * 1024;
+
+/// Source bytes one scan for block starts reads past what it read before
+/// (to the next line end): a long answer that arrives at once is split
+/// into blocks over the frames that render it, not parsed whole in the
+/// first one.
+pub(crate) const SCAN_BYTES: usize = 16 * 1024;
+
 /// How a source text becomes sanitised, audited HTML: [`render`] in the
 /// panel, a counting wrapper of it in tests.
 pub(crate) type RenderFn = fn(&str) -> Result<String, MarkdownError>;
@@ -67,6 +78,8 @@ pub(crate) struct IncrementalMarkdown<R = RenderFn> {
     starts: VecDeque<usize>,
     /// End of the text the last scan read: a scan needs a new line.
     scanned_lines: usize,
+    /// Complete lines after `scanned_lines` wait for the next scan.
+    scan_pending: bool,
     /// Bytes of `source` already searched for `]:`.
     scanned_pairs: usize,
     /// The text is complete: its last line counts as a whole line.
@@ -91,6 +104,7 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
             committed: 0,
             starts: VecDeque::new(),
             scanned_lines: 0,
+            scan_pending: false,
             scanned_pairs: 0,
             ended: false,
             whole: false,
@@ -129,33 +143,56 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
         self.ended = true;
     }
 
-    /// Renders closed blocks not yet rendered, up to the budget, if any.
+    /// Renders closed blocks not yet rendered, up to the budget, if any,
+    /// with no clock (the tests' shorthand of [`commit_until`](Self::commit_until)).
+    #[cfg(test)]
     pub(crate) fn commit(&mut self) -> Option<Commit> {
+        self.commit_until(|| true)
+    }
+
+    /// Renders closed blocks not yet rendered in slices of at most
+    /// [`SLICE_BYTES`] (a longer block is one slice), within
+    /// [`COMMIT_BUDGET_BYTES`], while `more_time()` allows another slice.
+    /// The first slice is always rendered, so a commit always progresses:
+    /// the panel's clock decides how much fits in a frame, so code that is
+    /// still cold (the first answer after the panel opens) renders less per
+    /// frame instead of blocking it.
+    pub(crate) fn commit_until(&mut self, mut more_time: impl FnMut() -> bool) -> Option<Commit> {
         if self.whole {
             return None;
         }
         self.scan();
-        let first = *self.starts.front()?;
-        let limit = self.committed + COMMIT_BUDGET_BYTES;
-        let mut cut = first;
-        while let Some(&next) = self.starts.front().filter(|&&next| next <= limit || next == first) {
-            cut = next;
-            self.starts.pop_front();
-        }
-        let block = &self.source[self.committed..cut];
-        match (self.render)(block) {
-            Ok(html) => {
-                self.committed = cut;
-                Some(Commit {
-                    html,
-                    more: !self.starts.is_empty(),
-                })
+        let budget_end = self.committed + COMMIT_BUDGET_BYTES;
+        let mut html = String::new();
+        let mut rendered = false;
+        while let Some(&first) = self.starts.front() {
+            if rendered && (first > budget_end || !more_time()) {
+                break;
             }
-            Err(_) => {
-                self.whole = true;
-                None
+            let limit = (self.committed + SLICE_BYTES).min(budget_end);
+            let mut cut = first;
+            while let Some(&next) = self.starts.front().filter(|&&next| next <= limit || next == first) {
+                cut = next;
+                self.starts.pop_front();
+            }
+            match (self.render)(&self.source[self.committed..cut]) {
+                Ok(part) => {
+                    html.push_str(&part);
+                    self.committed = cut;
+                    rendered = true;
+                }
+                Err(_) => {
+                    // The end renders the whole text; what this commit
+                    // already rendered is shown until then.
+                    self.whole = true;
+                    break;
+                }
             }
         }
+        rendered.then_some(Commit {
+            html,
+            more: !self.whole && (!self.starts.is_empty() || self.scan_pending),
+        })
     }
 
     /// The view could not show a commit: only a whole render is right now.
@@ -170,7 +207,7 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
     /// after it cannot be shown before it.
     pub(crate) fn shown(&self) -> &str {
         let backlog = self.starts.back().map_or(0, |&start| start - self.committed);
-        if backlog > COMMIT_BUDGET_BYTES {
+        if self.scan_pending || backlog > COMMIT_BUDGET_BYTES {
             return "";
         }
         &self.source[self.committed..]
@@ -203,20 +240,46 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
     }
 
     /// Finds the block starts in the lines received since the last scan,
-    /// reading from the open block on (the blocks before it are closed).
+    /// reading from the open block on (the blocks before it are closed), at
+    /// most [`SCAN_BYTES`] further than before, and further only while no
+    /// closed block is found.
     fn scan(&mut self) {
         let complete = if self.ended {
             self.source.len()
         } else {
             self.source.rfind('\n').map_or(0, |newline| newline + 1)
         };
-        if complete <= self.scanned_lines.max(self.committed) {
-            return;
+        while complete > self.scanned_lines.max(self.committed) {
+            let from = self.starts.back().copied().unwrap_or(self.committed);
+            let floor = self.scanned_lines.max(from);
+            let end = line_end_near(self.source.as_bytes(), floor, floor + SCAN_BYTES, complete);
+            // A prefix of whole lines is what a stream that had sent only
+            // those lines would be scanned at: the same blocks are closed.
+            self.scanned_lines = end;
+            self.scan_pending = end < complete;
+            let found = block_starts(&self.source[from..end]);
+            self.starts.extend(found.into_iter().map(|start| from + start));
+            if !self.starts.is_empty() {
+                break;
+            }
         }
-        self.scanned_lines = complete;
-        let from = self.starts.back().copied().unwrap_or(self.committed);
-        let found = block_starts(&self.source[from..complete]);
-        self.starts.extend(found.into_iter().map(|start| from + start));
+    }
+}
+
+/// Where a scan of the lines after `floor` stops: `complete` when it is
+/// within `reach`, else after the last line end in `floor..reach`, or the
+/// first one after it when that range has none (so a scan always moves).
+fn line_end_near(bytes: &[u8], floor: usize, reach: usize, complete: usize) -> usize {
+    if complete <= reach {
+        return complete;
+    }
+    let before = bytes[floor..reach].iter().rposition(|&b| b == b'\n');
+    match before {
+        Some(newline) => floor + newline + 1,
+        None => bytes[reach..complete]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(complete, |newline| reach + newline + 1),
     }
 }
 

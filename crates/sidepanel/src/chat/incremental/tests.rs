@@ -293,3 +293,116 @@ fn a_backlog_is_committed_within_the_budget_and_the_end_closes_the_last_line() {
         Finished::Tail(render("last line, no newline").expect("renders"))
     );
 }
+
+#[test]
+fn a_commit_out_of_time_renders_one_slice_and_the_slices_add_up_to_the_whole_render() {
+    let paragraph = format!(
+        "{}\n\n",
+        "Typst **markup** with `code` and a [link](https://typst.app/docs/). ".repeat(4)
+    );
+    let answer = paragraph.repeat(60) + "last";
+    let rendered = RefCell::new(Vec::new());
+    let mut markdown = IncrementalMarkdown::with_renderer(|source: &str| {
+        rendered.borrow_mut().push(source.to_owned());
+        render(source)
+    });
+    markdown.push(&answer);
+    markdown.end(&answer);
+    let mut shown = String::new();
+    // No time left: every commit is exactly one slice, one render call.
+    while let Some(commit) = markdown.commit_until(|| false) {
+        shown.push_str(&commit.html);
+        let last = rendered.borrow().last().cloned().unwrap_or_default();
+        assert!(last.len() <= SLICE_BYTES, "a slice of {} bytes", last.len());
+        assert_eq!(rendered.borrow().concat().len(), markdown.committed_len());
+        if !commit.more {
+            break;
+        }
+    }
+    assert!(rendered.borrow().len() >= answer.len() / SLICE_BYTES);
+    let Finished::Tail(tail) = markdown.finish() else {
+        panic!("no definition, no refusal: the tail is rendered alone");
+    };
+    assert_eq!(shown + &tail, render(&answer).expect("renders"));
+    // With time, one commit takes several slices, up to the budget.
+    let mut timed = IncrementalMarkdown::new();
+    timed.push(&answer);
+    let mut slices = 0;
+    let commit = timed
+        .commit_until(|| {
+            slices += 1;
+            true
+        })
+        .expect("closed blocks");
+    assert!(slices >= 2, "{slices} more slices were asked for");
+    assert!(timed.committed_len() > SLICE_BYTES && timed.committed_len() <= COMMIT_BUDGET_BYTES);
+    assert!(commit.more);
+}
+
+#[test]
+fn a_refusal_after_rendered_slices_keeps_them_and_ends_in_the_whole_render() {
+    let calls = RefCell::new(0);
+    let mut markdown = IncrementalMarkdown::with_renderer(|source: &str| {
+        *calls.borrow_mut() += 1;
+        if *calls.borrow() > 1 {
+            return Err(MarkdownError::Malformed);
+        }
+        render(source)
+    });
+    let paragraph = format!("{}\n\n", "word ".repeat(300));
+    let answer = paragraph.repeat(6);
+    markdown.push(&answer);
+    let commit = markdown.commit_until(|| true).expect("the first slice rendered");
+    assert_eq!(commit.html, render(&paragraph).expect("renders"));
+    assert!(!commit.more);
+    assert_eq!(markdown.commit_until(|| true), None);
+    assert_eq!(markdown.finish(), Finished::Whole(answer));
+}
+
+#[test]
+fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_the_whole_render() {
+    let unit = "Typst **markup** with `code`, a [link](https://typst.app/docs/) and plain words to fill the line.\n\n";
+    let code = format!("```\n{}```\n\n", "let x = 1;\n".repeat(2 * SCAN_BYTES / 11));
+    let answer = unit.repeat(300) + &code + &unit.repeat(300) + "last";
+    let rendered = RefCell::new(Vec::new());
+    let mut markdown = IncrementalMarkdown::with_renderer(|source: &str| {
+        rendered.borrow_mut().push(source.to_owned());
+        render(source)
+    });
+    markdown.push(&answer);
+    let mut shown = String::new();
+    let first = markdown.commit().expect("closed blocks");
+    shown.push_str(&first.html);
+    assert!(first.more);
+    // The first scan read about SCAN_BYTES, not the whole answer: the rest
+    // waits, and none of it is shown as text meanwhile.
+    assert!(
+        markdown.scanned_lines <= SCAN_BYTES + unit.len(),
+        "{}",
+        markdown.scanned_lines
+    );
+    assert_eq!(markdown.shown(), "");
+    let mut commits = 1;
+    while let Some(commit) = markdown.commit() {
+        shown.push_str(&commit.html);
+        commits += 1;
+        if !commit.more {
+            break;
+        }
+    }
+    assert!(
+        commits > (answer.len() - code.len()) / COMMIT_BUDGET_BYTES,
+        "{commits} commits"
+    );
+    // The code block, longer than a scan, was found and committed whole.
+    assert!(rendered.borrow().iter().any(|source| source.contains(&code)));
+    markdown.end(&answer);
+    while let Some(commit) = markdown.commit() {
+        shown.push_str(&commit.html);
+    }
+    let Finished::Tail(tail) = markdown.finish() else {
+        panic!("no definition, no refusal: the tail is rendered alone");
+    };
+    assert_eq!(shown + &tail, render(&answer).expect("renders"));
+    assert_eq!(rendered.borrow().concat(), answer);
+}

@@ -69,11 +69,12 @@ impl LiveText {
         self.markdown.push(text);
     }
 
-    /// Renders the next closed blocks (within the frame's budget) in place
-    /// of their text, and shows the text after them.
-    pub(super) fn step(&mut self) -> Step {
+    /// Renders the next closed blocks (within the frame's budget, slice by
+    /// slice while `more_time()` allows) in place of their text, and shows
+    /// the text after them.
+    pub(super) fn step(&mut self, more_time: impl FnMut() -> bool) -> Step {
         let mut step = Step::default();
-        if let Some(commit) = self.markdown.commit() {
+        if let Some(commit) = self.markdown.commit_until(more_time) {
             if insert_rendered_before(&self.content, &self.holder, &commit.html) {
                 step = Step {
                     changed: true,
@@ -135,7 +136,7 @@ impl LiveText {
 
     /// Ends and renders everything now (a new stream starts).
     pub(super) fn finish_now(mut self) {
-        while self.step().more {}
+        while self.step(|| true).more {}
         self.finish();
     }
 }

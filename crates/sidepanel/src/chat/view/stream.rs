@@ -20,6 +20,11 @@ use serde_json::{Map, Value};
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 
+/// Milliseconds of Markdown rendering one frame starts slices for: with
+/// the DOM insertion and layout that follow, a frame's task stays well
+/// under the 50 ms of a long task even while the render code is still cold.
+const FRAME_RENDER_MS: f64 = 8.0;
+
 impl AssistantStream {
     /// Runs `f` on the inner state if this stream is still the open one.
     fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> Option<R> {
@@ -203,21 +208,11 @@ impl Inner {
     /// next closed Markdown blocks: one budget per frame, another frame
     /// while more wait.
     pub(super) fn flush(&mut self) {
-        let follow_at_request = self.follow_at_request;
-        self.cancel_frame();
-        let follow = follow_at_request.unwrap_or_else(|| self.near_bottom());
-        let mut step = Step::default();
-        if let Some(stream) = self.stream.as_mut() {
-            let pending = stream.model.take_pending();
-            if let (Some(text), Some(live)) = (pending.text, stream.text.as_mut()) {
-                live.append(&text);
-                step.changed = true;
-            }
-            if let (Some((text, _total)), Some(reasoning)) = (pending.reasoning, stream.reasoning.as_ref()) {
-                append_reasoning(reasoning, &text);
-                step.changed = true;
-            }
-        }
+        let follow = self.take_frame();
+        let mut step = Step {
+            changed: self.take_pending(),
+            more: false,
+        };
         let rendered = self.render_step();
         step.changed |= rendered.changed;
         step.more = rendered.more;
@@ -229,11 +224,42 @@ impl Inner {
         }
     }
 
+    /// Cancels the pending frame (its work is done now) and says whether
+    /// the chat follows new output, as it did when that frame was asked for.
+    fn take_frame(&mut self) -> bool {
+        let follow_at_request = self.follow_at_request;
+        self.cancel_frame();
+        follow_at_request.unwrap_or_else(|| self.near_bottom())
+    }
+
+    /// Moves the text and reasoning that arrived since the last frame into
+    /// the live segments (text is rendered by [`render_step`](Self::render_step)).
+    /// True when anything was shown.
+    fn take_pending(&mut self) -> bool {
+        let Some(stream) = self.stream.as_mut() else {
+            return false;
+        };
+        let mut changed = false;
+        let pending = stream.model.take_pending();
+        if let (Some(text), Some(live)) = (pending.text, stream.text.as_mut()) {
+            live.append(&text);
+            changed = true;
+        }
+        if let (Some((text, _total)), Some(reasoning)) = (pending.reasoning, stream.reasoning.as_ref()) {
+            append_reasoning(reasoning, &text);
+            changed = true;
+        }
+        changed
+    }
+
     /// One frame's Markdown: the oldest ended segment first, then the open
     /// one. An ended segment with nothing closed left gets its last block.
+    /// Its slices stop once [`FRAME_RENDER_MS`] have passed.
     fn render_step(&mut self) -> Step {
+        let deadline = js_sys::Date::now() + FRAME_RENDER_MS;
+        let more_time = move || js_sys::Date::now() < deadline;
         if let Some(first) = self.closing.first_mut() {
-            let mut step = first.step();
+            let mut step = first.step(more_time);
             if !step.more {
                 self.closing.remove(0).finish();
                 step.changed = true;
@@ -249,7 +275,7 @@ impl Inner {
         self.stream
             .as_mut()
             .and_then(|stream| stream.text.as_mut())
-            .map(LiveText::step)
+            .map(|live| live.step(more_time))
             .unwrap_or_default()
     }
 
@@ -300,8 +326,11 @@ impl Inner {
     }
 
     pub(super) fn finish_stream(&mut self, status: ResponseStatus) -> Option<Value> {
-        self.flush();
-        let follow = self.near_bottom();
+        // The text that arrived since the last frame joins its segment
+        // unrendered: the one render step below takes it, so the end costs
+        // one frame's budget, not two.
+        let follow = self.take_frame();
+        self.take_pending();
         let changes = self.stream.as_mut().map(|s| s.model.finish()).unwrap_or_default();
         self.apply_changes(changes);
         let stream = self.stream.take()?;
