@@ -85,13 +85,18 @@
   // opened) gets a new token, so a prepared edit can tell it is stale.
   const editorTokens = new SafeWeakMap();
 
-  function editorToken(view) {
-    let token = weakGet(editorTokens, view);
+  // The token `map` holds for `object`, made (random) on the first ask.
+  function tokenIn(map, object) {
+    let token = weakGet(map, object);
     if (!token) {
       token = randomUUID();
-      weakSet(editorTokens, view, token);
+      weakSet(map, object, token);
     }
     return token;
+  }
+
+  function editorToken(view) {
+    return tokenIn(editorTokens, view);
   }
 
   // One random token per document object (CodeMirror's `Text` is immutable:
@@ -102,12 +107,7 @@
   const documentTokens = new SafeWeakMap();
 
   function documentToken(doc) {
-    let token = weakGet(documentTokens, doc);
-    if (!token) {
-      token = randomUUID();
-      weakSet(documentTokens, doc, token);
-    }
-    return token;
+    return tokenIn(documentTokens, doc);
   }
 
   const documentTokenOf = doc => weakGet(documentTokens, doc);
