@@ -43,7 +43,7 @@ impl<S: Shell + 'static> Controller<S> {
     }
 
     /// Takes the window's queued events (each taken once) and delivers them.
-    async fn drain_window(self: &Rc<Self>) {
+    pub(super) async fn drain_window(self: &Rc<Self>) {
         let window_id = self.state.borrow().window_id;
         if let Some(window_id) = window_id {
             match self

@@ -36,12 +36,19 @@ impl<S: Shell + 'static> Controller<S> {
             return Ok(());
         }
         let gate = tab_gate::tab_gate(&tab.active_tab());
-        let changed_project = {
+        let (changed_project, learned_window) = {
             let mut state = self.state.borrow_mut();
             state.on_typst = !gate.banner_visible;
             state.tab_id = tab.id;
+            // The window's quick-attach queue is drained by window id. Start-up
+            // drains it once, but a tab change that arrives while start-up
+            // waits makes start-up's own tab read stale, and then the window
+            // is first known here, after that drain found no window to ask
+            // about: this sync drains it instead.
+            let learned_window =
+                tab.window_id.is_some() && state.window_id != tab.window_id && state.quick_attach.is_ready();
             state.window_id = tab.window_id;
-            if state.on_typst {
+            let changed_project = if state.on_typst {
                 (gate.project_id != state.project_id).then(|| {
                     state.project_id = gate.project_id.clone();
                     state.transitions.next_session_switch();
@@ -52,8 +59,13 @@ impl<S: Shell + 'static> Controller<S> {
                 state.project_id = None;
                 state.transitions.next_session_switch();
                 None
-            }
+            };
+            (changed_project, learned_window)
         };
+        if learned_window {
+            let this = Rc::clone(self);
+            self.spawn(async move { this.drain_window().await });
+        }
         self.shell
             .show_tab_gate(gate.banner_visible, gate.project_id.as_deref());
         self.update_composer();

@@ -102,6 +102,10 @@ pub(super) struct FakeShell {
     pub(super) tabs: RefCell<VecDeque<BrowserTab>>,
     /// How many times the panel asked for the active tab.
     pub(super) tab_lookups: Cell<usize>,
+    /// While set, tab lookups wait in `held_tab_lookups` until
+    /// [`Rig::release_tab_lookup`] answers them (with the tab current then).
+    pub(super) hold_tab_lookups: Cell<bool>,
+    pub(super) held_tab_lookups: RefCell<VecDeque<oneshot::Sender<()>>>,
     pub(super) tab: RefCell<BrowserTab>,
     pub(super) next_id: Cell<u32>,
     pub(super) sleeps_finish: Cell<bool>,
@@ -237,6 +241,12 @@ impl Ports for FakeShell {
         let next = self.tabs.borrow_mut().pop_front();
         if let Some(tab) = next {
             *self.tab.borrow_mut() = tab;
+        }
+        if self.hold_tab_lookups.get() {
+            let (sender, receiver) = oneshot::channel();
+            self.held_tab_lookups.borrow_mut().push_back(sender);
+            let tab = self.tab.borrow().clone();
+            return receiver.map(move |_| Some(tab)).boxed_local();
         }
         future::ready(Some(self.tab.borrow().clone())).boxed_local()
     }
@@ -485,6 +495,8 @@ impl Rig {
             held: RefCell::default(),
             tabs: RefCell::default(),
             tab_lookups: Cell::default(),
+            hold_tab_lookups: Cell::new(false),
+            held_tab_lookups: RefCell::default(),
             tab: RefCell::new(tab(url)),
             next_id: Cell::new(0),
             sleeps_finish: Cell::new(false),
@@ -538,6 +550,13 @@ impl Rig {
 
     pub(super) fn settle(&mut self) {
         self.pool.run_until_stalled();
+    }
+
+    /// Answers the oldest held tab lookup.
+    pub(super) fn release_tab_lookup(&mut self) {
+        let held = self.shell().held_tab_lookups.borrow_mut().pop_front();
+        let _ = held.expect("a held tab lookup").send(());
+        self.settle();
     }
 
     /// Answers the oldest held request of `ty`.

@@ -154,6 +154,41 @@ fn an_event_that_came_before_the_start_finished_waits_and_is_not_taken_twice() {
     assert_eq!(rig.shell().attachments.borrow().previews.len(), 1);
 }
 
+/// A click that wakes the worker opens the panel while the worker's own
+/// start-up tells panels the active tab: that broadcast can arrive while
+/// the panel's start waits for its settings, so start's tab read is stale
+/// and the window is first known after start's drain had none to ask for.
+#[test]
+fn a_tab_change_during_start_still_drains_the_windows_queue_once_the_window_is_known() {
+    let drained = json!([
+        {"type": "QUICK_ATTACH_SELECTION", "payload": {"tabId": 7, "windowId": 1, "eventId": "quick-woken"}}
+    ]);
+    let mut worker = worker_with(drained);
+    let mut rig = Rig::new(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::LoadSettings => Answer::Hold,
+        other => worker(other, payload),
+    });
+    rig.run(|app| async move { app.start().await });
+    rig.shell().hold_tab_lookups.set(true);
+    rig.event(
+        "ACTIVE_TAB_CHANGED",
+        None,
+        json!({"onTypst": true, "url": FIXTURE_URL, "tabId": 7}),
+    );
+    rig.release(MessageType::LoadSettings, Ok(model_settings()));
+    rig.release_tab_lookup();
+    assert_eq!(
+        rig.shell().count(MessageType::QuickAttachDrain),
+        1,
+        "drained once the window was known"
+    );
+    assert_eq!(
+        rig.shell().attachments.borrow().selections.len(),
+        1,
+        "the queued event became a chip"
+    );
+}
+
 #[test]
 fn read_failures_are_shown_and_add_no_chip() {
     let mut default = default_worker();
