@@ -103,7 +103,8 @@ pub(super) struct FakeShell {
     /// How many times the panel asked for the active tab.
     pub(super) tab_lookups: Cell<usize>,
     /// While set, tab lookups wait in `held_tab_lookups` until
-    /// [`Rig::release_tab_lookup`] answers them (with the tab current then).
+    /// [`Rig::release_tab_lookup`] answers them, each with the tab that was
+    /// current when it was asked.
     pub(super) hold_tab_lookups: Cell<bool>,
     pub(super) held_tab_lookups: RefCell<VecDeque<oneshot::Sender<()>>>,
     pub(super) tab: RefCell<BrowserTab>,
