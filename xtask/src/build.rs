@@ -38,7 +38,7 @@ fn reproducible_rustflags() -> String {
 
 /// One cargo run per crate: a run that builds both would unify their
 /// dependencies' features, and the panel must not link what only the worker
-/// enables (protocol's `fast-match` pattern engines).
+/// enables (protocol's `patterns`: regex-automata and its Unicode tables).
 fn compile_wasm() -> Result<()> {
     for (package, _) in WASM_CRATES {
         let mut cargo = process::cargo();

@@ -96,8 +96,9 @@ pub fn verify() -> Result<()> {
     }
     step(&mut steps, "native tests", || cargo(&["test", "--workspace"]));
     // A workspace run unifies features, so protocol is tested there with the
-    // worker's `fast-match`; this run tests it as the panel links it.
+    // worker's `patterns`; this run tests it as the panel links it.
     step(&mut steps, "protocol as the panel links it", || {
+        cargo(&["clippy", "--package", "protocol", "--all-targets", "--", "-D", "warnings"])?;
         cargo(&["test", "--package", "protocol"])
     });
     step(&mut steps, "generated page constants", || codegen::codegen(true));

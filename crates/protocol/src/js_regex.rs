@@ -16,8 +16,14 @@
 //! `General_Category`/`Script`/`Script_Extensions` names); escapes of lone
 //! surrogates can never match (Rust strings hold none); and a pattern whose
 //! automaton would exceed the size limit counts as unsafe.
+//!
+//! Compiling takes protocol's `patterns` feature, which links regex-automata
+//! and its Unicode tables; the worker has it. The panel does not: it checks
+//! a form's patterns with [`check_pattern_text`] alone, and the worker's
+//! compile, when it saves the tool, has the last word.
 
 use crate::limits::{self, to_usize};
+#[cfg(feature = "patterns")]
 use regex_automata::meta::Regex;
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -32,17 +38,36 @@ pub enum PatternError {
 }
 
 /// Largest automaton a pattern may compile to.
+#[cfg(feature = "patterns")]
 const NFA_SIZE_LIMIT: usize = 4 * 1024 * 1024;
 
-/// Checks and compiles a pattern.
-pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
+/// Checks a pattern as far as its text decides: ECMAScript syntax and the
+/// linear-time subset, without building an automaton.
+///
+/// This is the whole check in a build without `patterns` (the panel's live
+/// check of a form). Two verdicts need the automaton and so only
+/// [`compile_pattern`] gives them: whether a `\p{…}` names a Unicode property
+/// `regex-syntax` knows, and whether the automaton fits the size limit. A
+/// pattern this accepts may still be refused there, always with a code it
+/// could have given; the worker compiles every pattern when it saves or
+/// discovers a tool, so nothing unchecked is ever kept or matched.
+pub fn check_pattern_text(pattern: &str) -> Result<(), PatternError> {
+    checked_translation(pattern).map(drop)
+}
+
+/// The translated expression of a pattern that passes the text check.
+fn checked_translation(pattern: &str) -> Result<String, PatternError> {
     let translated = translate(pattern)?;
     if !is_linear_pattern_subset(pattern) {
         return Err(PatternError::Unsafe);
     }
-    let Some(translated) = translated else {
-        return Err(PatternError::Unsafe);
-    };
+    translated.ok_or(PatternError::Unsafe)
+}
+
+/// Checks and compiles a pattern.
+#[cfg(feature = "patterns")]
+pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
+    let translated = checked_translation(pattern)?;
     let regex = Regex::builder()
         .configure(Regex::config().nfa_size_limit(Some(NFA_SIZE_LIMIT)))
         .build(&translated)
@@ -53,31 +78,7 @@ pub fn compile_pattern(pattern: &str) -> Result<Regex, PatternError> {
                 PatternError::Syntax
             }
         })?;
-    reverse_automaton_fits(&translated)?;
     Ok(regex)
-}
-
-/// With `fast-match` the regex also builds the reverse automaton the lazy
-/// DFA needs, under the same size limit, and refuses the pattern when that
-/// one is too large (reverse automata of Unicode classes are the larger).
-/// Without it nothing would build one, so it is built here, configured as
-/// the regex configures it, in both builds: the panel and the worker judge
-/// every pattern alike, and the one verdict is tested whichever features a
-/// test run unifies.
-fn reverse_automaton_fits(translated: &str) -> Result<(), PatternError> {
-    use regex_automata::nfa::thompson::{Compiler, Config, WhichCaptures};
-    let hir = regex_automata::util::syntax::parse(translated).map_err(|_| PatternError::Syntax)?;
-    let config = Config::new()
-        .utf8(true)
-        .reverse(true)
-        .shrink(false)
-        .which_captures(WhichCaptures::None)
-        .nfa_size_limit(Some(NFA_SIZE_LIMIT));
-    Compiler::new()
-        .configure(config)
-        .build_from_hir(&hir)
-        .map(drop)
-        .map_err(|_| PatternError::Unsafe)
 }
 
 /// The original's conservative subset check, applied to the pattern text.
@@ -533,6 +534,9 @@ impl Parser {
                     return Err(PatternError::Syntax);
                 }
                 let property = format!(r"\{c}{{{body}}}");
+                // Whether the name is a property at all takes the Unicode
+                // tables, which only a `patterns` build links.
+                #[cfg(feature = "patterns")]
                 if regex_automata::util::syntax::parse(&property).is_err() {
                     return Err(PatternError::Syntax);
                 }

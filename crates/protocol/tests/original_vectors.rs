@@ -3,7 +3,9 @@
 //! pattern verdicts, schema and argument errors, endpoint normalisation.
 
 use protocol::endpoint_policy::{InsecureConsent, validate_endpoint_url};
-use protocol::tool_schema::{SchemaOptions, ToolSchema, parse_and_validate_tool_arguments, validate_tool_schema};
+use protocol::tool_schema::{SchemaOptions, validate_tool_schema};
+#[cfg(feature = "patterns")]
+use protocol::tool_schema::{ToolSchema, parse_and_validate_tool_arguments};
 use protocol::trust_policy::{
     custom_tool_trust_fingerprint, mcp_server_trust_fingerprint, mcp_visible_name, stable_hash,
 };
@@ -57,16 +59,37 @@ fn codes(result: Result<(), protocol::tool_schema::ToolErrors>) -> Value {
     }
 }
 
+/// The code `validate_tool_schema` gives a schema holding one `pattern`.
+fn pattern_code(pattern: &str) -> Option<&'static str> {
+    let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}});
+    validate_tool_schema(&schema, SchemaOptions::CUSTOM)
+        .err()
+        .and_then(|e| e.code())
+        .map(|c| c.as_str())
+}
+
+/// Whether the verdict of this build equals JavaScript's. With `patterns`
+/// it must be the same. Without it (the panel's build) a pattern is judged
+/// by its text, which cannot tell an unknown property name or an automaton
+/// over the size limit: such a pattern may pass here where the original
+/// refused it, and the worker's compile refuses it when the tool is saved.
+/// Every refusal of the text check is still the original's own.
+fn same_pattern_verdict(pattern: &str, got: Option<&str>, expected: Option<&str>) -> bool {
+    // Both take a brace: `\p{…}` names a property, `{n,m}` repeats.
+    let needs_the_automaton = pattern.contains('{');
+    got == expected || (!cfg!(feature = "patterns") && got.is_none() && needs_the_automaton)
+}
+
 #[test]
 fn pattern_verdicts_match() {
     for case in list(&vectors(), "patterns") {
         let pattern = case[0].as_str().expect("pattern");
-        let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string", "pattern": pattern}}});
-        let got = validate_tool_schema(&schema, SchemaOptions::CUSTOM)
-            .err()
-            .and_then(|e| e.code())
-            .map(|c| c.as_str());
-        assert_eq!(got, case[1].as_str(), "pattern {pattern:?}");
+        let got = pattern_code(pattern);
+        assert!(
+            same_pattern_verdict(pattern, got, case[1].as_str()),
+            "pattern {pattern:?}: {got:?}, the original {}",
+            case[1]
+        );
     }
 }
 
@@ -91,6 +114,7 @@ fn schema_errors_match() {
     }
 }
 
+#[cfg(feature = "patterns")]
 #[test]
 fn argument_errors_match() {
     let v = vectors();
@@ -115,6 +139,7 @@ fn argument_errors_match() {
     }
 }
 
+#[cfg(feature = "patterns")]
 fn sorted(value: Value) -> Value {
     match value {
         Value::Array(mut items) => {
@@ -154,8 +179,25 @@ fn endpoints_match() {
     }
 }
 
+/// Random patterns (`tests/vectors/patterns.json`): the original's verdict,
+/// as the panel's build gives it.
+#[test]
+fn random_pattern_verdicts_match_javascript() {
+    let vectors: Value = serde_json::from_str(include_str!("vectors/patterns.json")).expect("vector file is JSON");
+    for case in list(&vectors, "out") {
+        let pattern = case[0].as_str().expect("pattern");
+        let got = pattern_code(pattern);
+        assert!(
+            same_pattern_verdict(pattern, got, case[1].as_str()),
+            "verdict for {pattern:?}: {got:?}, the original {}",
+            case[1]
+        );
+    }
+}
+
 /// Random patterns (`tests/vectors/patterns.json`): the original's verdict
 /// and `new RegExp(p, 'u').test(h)` for a fixed set of haystacks.
+#[cfg(feature = "patterns")]
 #[test]
 fn random_patterns_match_javascript() {
     let vectors: Value = serde_json::from_str(include_str!("vectors/patterns.json")).expect("vector file is JSON");

@@ -211,6 +211,24 @@ fn every_problem_points_at_its_record_and_field() {
     );
 }
 
+/// The panel checks a form's patterns by their text; what only the compile
+/// decides (an unknown property name, an automaton over the size limit) is
+/// refused on the Parameters field when the worker saves the record.
+#[test]
+fn the_worker_compiles_what_the_panel_checks_by_text() {
+    for pattern in [r"^\p{Nope}$", r"^\p{Greek}{1,2000}$"] {
+        let record = tool(json!({"parameters": {"type": "object", "properties": {
+            "q": {"type": "string", "pattern": pattern}
+        }}}));
+        let expected: &[_] = if cfg!(feature = "patterns") {
+            &[(0, "parameters", "INVALID_CUSTOM_SCHEMA")]
+        } else {
+            &[]
+        };
+        assert_eq!(problems(validate_custom_tools(&[record])), expected, "{pattern}");
+    }
+}
+
 #[test]
 fn every_built_in_name_is_reserved() {
     for name in protocol::constants::BUILTIN_TOOL_NAMES {

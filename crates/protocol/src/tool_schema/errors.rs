@@ -170,7 +170,8 @@ impl Collector {
         }
     }
 
-    /// Whether nothing was found.
+    /// Whether nothing was found (argument checks try compositions with it).
+    #[cfg(feature = "patterns")]
     pub(crate) fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }

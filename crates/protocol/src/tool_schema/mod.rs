@@ -7,26 +7,32 @@
 //! before each dispatch. Arguments arrive as JSON text of at most 256 KiB
 //! with an object root. String lengths count code points, `1.0` is an
 //! integer, and `pattern`s follow [`crate::js_regex`].
+//!
+//! Without protocol's `patterns` feature (the panel's build) only
+//! [`validate_tool_schema`] is here, and it judges patterns by their text:
+//! checking arguments needs compiled patterns, and only the worker checks
+//! them.
 
 mod errors;
 mod schema_check;
+#[cfg(feature = "patterns")]
 mod value_check;
 
 pub use errors::{ToolError, ToolErrorCode, ToolErrors};
 pub use schema_check::{ANNOTATION_KEYWORDS, SCHEMA_TYPES, SchemaOptions, VALIDATION_KEYWORDS, is_http_token};
 
 use crate::limits::{self, to_usize};
-use regex_automata::meta::Regex;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// A checked schema with its patterns compiled, ready to validate arguments.
+#[cfg(feature = "patterns")]
 #[derive(Debug, Clone)]
 pub struct ToolSchema {
     schema: Value,
-    patterns: HashMap<String, Regex>,
+    patterns: schema_check::Patterns,
 }
 
+#[cfg(feature = "patterns")]
 impl ToolSchema {
     /// Checks a schema (`validateToolSchema`).
     pub fn compile(schema: &Value, options: SchemaOptions) -> Result<ToolSchema, ToolErrors> {
@@ -56,9 +62,10 @@ impl ToolSchema {
     }
 }
 
-/// Checks a schema without keeping the compiled form.
+/// Checks a schema without keeping the compiled form (with `patterns`;
+/// without it, its patterns by their text).
 pub fn validate_tool_schema(schema: &Value, options: SchemaOptions) -> Result<(), ToolErrors> {
-    ToolSchema::compile(schema, options).map(|_| ())
+    schema_check::check_schema(schema, options).map(drop)
 }
 
 /// Parses the model's raw argument text (`parseToolArguments`).
@@ -94,11 +101,13 @@ pub fn parse_tool_arguments_value(raw: &Value) -> Result<Map<String, Value>, Too
 
 /// Validates arguments against a schema that is re-checked first (with MCP
 /// headers allowed), as the original did immediately before dispatch.
+#[cfg(feature = "patterns")]
 pub fn validate_tool_arguments(value: &Value, schema: &Value) -> Result<(), ToolErrors> {
     ToolSchema::compile(schema, SchemaOptions::MCP)?.validate(value)
 }
 
 /// Parses and validates raw arguments against a schema.
+#[cfg(feature = "patterns")]
 pub fn parse_and_validate_tool_arguments(raw: &str, schema: &Value) -> Result<Map<String, Value>, ToolErrors> {
     let arguments = parse_tool_arguments(raw)?;
     validate_tool_arguments(&Value::Object(arguments.clone()), schema)?;

@@ -2,17 +2,25 @@
 //!
 //! Only a bounded subset of JSON Schema is accepted, and the whole schema is
 //! bounded in depth and node count, so checking the model's arguments later
-//! is bounded too. Every `pattern` is compiled here once; the compiled
-//! regexes travel with the checked schema.
+//! is bounded too. Every `pattern` is compiled here once (with `patterns`;
+//! otherwise checked by its text); the compiled regexes travel with the
+//! checked schema.
 
 use super::errors::{Collector, ToolErrorCode, ToolErrors};
 use crate::js;
 use crate::js_regex::{self, PatternError};
 use crate::limits::{self, to_usize};
 use crate::wire::present;
-use regex_automata::meta::Regex;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+/// What checking keeps of a schema's patterns: each compiled, keyed by its
+/// source.
+#[cfg(feature = "patterns")]
+pub(crate) type Patterns = std::collections::HashMap<String, regex_automata::meta::Regex>;
+/// Without `patterns` nothing is compiled, so nothing is kept.
+#[cfg(not(feature = "patterns"))]
+pub(crate) type Patterns = ();
 
 /// Keywords accepted and ignored.
 pub const ANNOTATION_KEYWORDS: &[&str] = &[
@@ -96,17 +104,19 @@ pub fn is_http_token(name: &str) -> bool {
 
 /// Checks a whole schema; on success, its patterns compiled and keyed by
 /// their source.
-pub(crate) fn check_schema(schema: &Value, options: SchemaOptions) -> Result<HashMap<String, Regex>, ToolErrors> {
+pub(crate) fn check_schema(schema: &Value, options: SchemaOptions) -> Result<Patterns, ToolErrors> {
     let mut state = SchemaState {
         nodes: 0,
         collector: Collector::default(),
         allow_mcp_headers: options.allow_mcp_headers,
         header_names: HashSet::new(),
-        patterns: HashMap::new(),
+        patterns: Patterns::default(),
     };
     check_node(schema, "$", 0, &mut state, true, true);
-    let patterns = state.patterns;
-    state.collector.finish().map(|()| patterns)
+    let SchemaState {
+        collector, patterns, ..
+    } = state;
+    collector.finish().map(|()| patterns)
 }
 
 struct SchemaState {
@@ -115,7 +125,7 @@ struct SchemaState {
     allow_mcp_headers: bool,
     /// Lower-cased `x-mcp-header` names seen so far.
     header_names: HashSet<String>,
-    patterns: HashMap<String, Regex>,
+    patterns: Patterns,
 }
 
 /// One node; `reachable` says whether it is reached from the root through
@@ -231,7 +241,22 @@ fn check_structure(map: &Map<String, Value>, path: &str, is_root: bool, c: &mut 
     }
 }
 
-/// Compiles `pattern` with the linear-time subset, keeping the regex.
+/// Compiles a pattern and keeps the regex.
+#[cfg(feature = "patterns")]
+fn judge_pattern(pattern: &str, patterns: &mut Patterns) -> Result<(), PatternError> {
+    let regex = js_regex::compile_pattern(pattern)?;
+    patterns.insert(pattern.to_owned(), regex);
+    Ok(())
+}
+
+/// Checks a pattern by its text; the worker's compile has the last word.
+#[cfg(not(feature = "patterns"))]
+fn judge_pattern(pattern: &str, (): &mut Patterns) -> Result<(), PatternError> {
+    js_regex::check_pattern_text(pattern)
+}
+
+/// Checks `pattern` with the linear-time subset, keeping what [`Patterns`]
+/// keeps.
 fn check_pattern(map: &Map<String, Value>, path: &str, state: &mut SchemaState) {
     let Some(pattern) = present(map, "pattern") else {
         return;
@@ -239,21 +264,21 @@ fn check_pattern(map: &Map<String, Value>, path: &str, state: &mut SchemaState) 
     let c = &mut state.collector;
     let pattern_path = format!("{path}.pattern");
     match pattern.as_str() {
-        Some(p) if js::utf16_len(p) <= to_usize(limits::MAX_PATTERN_CHARS) => match js_regex::compile_pattern(p) {
-            Ok(regex) => {
-                state.patterns.insert(p.to_owned(), regex);
+        Some(p) if js::utf16_len(p) <= to_usize(limits::MAX_PATTERN_CHARS) => {
+            match judge_pattern(p, &mut state.patterns) {
+                Ok(()) => {}
+                Err(PatternError::Syntax) => c.add(
+                    ToolErrorCode::SchemaPattern,
+                    pattern_path,
+                    "pattern is not a valid regular expression.",
+                ),
+                Err(PatternError::Unsafe) => c.add(
+                    ToolErrorCode::SchemaPatternUnsafe,
+                    pattern_path,
+                    "pattern uses features outside the linear-time subset.",
+                ),
             }
-            Err(PatternError::Syntax) => c.add(
-                ToolErrorCode::SchemaPattern,
-                pattern_path,
-                "pattern is not a valid regular expression.",
-            ),
-            Err(PatternError::Unsafe) => c.add(
-                ToolErrorCode::SchemaPatternUnsafe,
-                pattern_path,
-                "pattern uses features outside the linear-time subset.",
-            ),
-        },
+        }
         _ => c.add(
             ToolErrorCode::SchemaPattern,
             pattern_path,

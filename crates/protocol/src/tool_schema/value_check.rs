@@ -7,20 +7,15 @@
 //! compositions cannot make one call expensive.
 
 use super::errors::{Collector, ToolErrorCode, ToolErrors};
+use super::schema_check::Patterns;
 use crate::js;
 use crate::limits::{self, to_usize};
 use crate::wire::present;
-use regex_automata::meta::Regex;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// Checks `value` against `schema`, whose patterns were compiled into
 /// `patterns` when the schema was checked.
-pub(crate) fn check_arguments(
-    value: &Value,
-    schema: &Value,
-    patterns: &HashMap<String, Regex>,
-) -> Result<(), ToolErrors> {
+pub(crate) fn check_arguments(value: &Value, schema: &Value, patterns: &Patterns) -> Result<(), ToolErrors> {
     let mut state = ValueState::default();
     Checker { patterns }.check(value, schema, "$", 0, &mut state);
     state.collector.finish()
@@ -34,7 +29,7 @@ struct ValueState {
 }
 
 struct Checker<'a> {
-    patterns: &'a HashMap<String, Regex>,
+    patterns: &'a Patterns,
 }
 
 impl Checker<'_> {

@@ -271,6 +271,9 @@ fn a_worker_refusal_lands_beside_the_field_it_names() {
     };
     let by_field = refused_field(RegistryKind::CustomTools, &refusal(json!({"field": "name"})));
     assert_eq!(by_field.map(|p| p.field), Some(FormField::ToolName));
+    // A pattern only the worker's compile refuses (the panel checks its text).
+    let schema = refused_field(RegistryKind::CustomTools, &refusal(json!({"field": "parameters"})));
+    assert_eq!(schema.map(|p| p.field), Some(FormField::ToolParams));
     let by_path = refused_field(
         RegistryKind::CustomTools,
         &refusal(json!({"path": "$.tools[1].parameters.properties.name"})),
