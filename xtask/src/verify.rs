@@ -98,7 +98,15 @@ pub fn verify() -> Result<()> {
     // A workspace run unifies features, so protocol is tested there with the
     // worker's `patterns`; this run tests it as the panel links it.
     step(&mut steps, "protocol as the panel links it", || {
-        cargo(&["clippy", "--package", "protocol", "--all-targets", "--", "-D", "warnings"])?;
+        cargo(&[
+            "clippy",
+            "--package",
+            "protocol",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ])?;
         cargo(&["test", "--package", "protocol"])
     });
     step(&mut steps, "generated page constants", || codegen::codegen(true));
