@@ -12,7 +12,7 @@ use libfuzzer_sys::fuzz_target;
 use protocol::MessageType;
 use protocol::diff_preview::{DiffHunk, DiffPreview, DiffPreviewKind, DiffRow, DiffRowKind};
 use protocol::edit_checkpoint::TextChange;
-use protocol::payloads::{PageApplyEdit, PageShowEditPreview};
+use protocol::payloads::{ExpectedDocument, PageApplyEdit, PageShowEditPreview};
 use std::sync::OnceLock;
 
 fn row(kind: DiffRowKind, old_line: Option<u64>, new_line: Option<u64>, text: &str) -> DiffRow {
@@ -35,7 +35,9 @@ fn change() -> Vec<TextChange> {
 fn show_request() -> &'static PageShowEditPreview {
     static REQUEST: OnceLock<PageShowEditPreview> = OnceLock::new();
     REQUEST.get_or_init(|| PageShowEditPreview {
-        expected_text: "a\nb\nc".to_owned(),
+        expected: ExpectedDocument::Text {
+            text: "a\nb\nc".to_owned(),
+        },
         expected_editor_token: "token-1".to_owned(),
         expected_file_label: "main.typ".to_owned(),
         changes: change(),
