@@ -109,6 +109,20 @@ pub fn verify() -> Result<()> {
         ])?;
         cargo(&["test", "--package", "protocol"])
     });
+    // The fuzz targets are a workspace of their own that nothing else
+    // compiles; `cargo xtask fuzz` runs them on nightly, but they build on
+    // this toolchain too, so an API change that breaks them fails here.
+    step(&mut steps, "fuzz targets build", || {
+        let fuzz = root().join("fuzz");
+        let target = root().join("target").join("fuzz-check");
+        process::run(
+            process::cargo()
+                .args(["check", "--bins", "--manifest-path"])
+                .arg(fuzz.join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(target),
+        )
+    });
     step(&mut steps, "generated page constants", || codegen::codegen(true));
     step(&mut steps, "tidy (project rules)", tidy::tidy);
     step(&mut steps, "page script syntax", || {
