@@ -50,10 +50,15 @@ impl<S: Shell + 'static> Controller<S> {
         let status = json!({ "projectId": project_id, "sessionId": session_id });
         let active = self.request(MessageType::AiRunStatus, status.clone()).await?;
         let Some(latest) = latest_run(&active) else {
+            // The composer is usable while this reload is on its way: what
+            // it reads may be older than a turn sent meanwhile.
+            let shown = self.shown_history();
             let refreshed = self
                 .request(MessageType::SessionGet, json!({ "sessionId": session_id }))
                 .await?;
-            if let Some(session) = Session::from_value(&refreshed) {
+            if let Some(session) = Session::from_value(&refreshed)
+                && self.reload_still_current(&shown)
+            {
                 self.activate_if_current(session);
             }
             return Ok(());
@@ -92,6 +97,23 @@ impl<S: Shell + 'static> Controller<S> {
                 .await;
         }
         Ok(())
+    }
+
+    /// The history the chat shows, and its length (a new chat replaces it,
+    /// a send grows it).
+    fn shown_history(&self) -> (History, usize) {
+        let state = self.state.borrow();
+        (state.history.clone(), state.history.len())
+    }
+
+    /// Whether a reload read since `before` may replace the chat: nothing
+    /// was sent or opened meanwhile, and no send or run is under way.
+    fn reload_still_current(&self, before: &(History, usize)) -> bool {
+        let idle = {
+            let state = self.state.borrow();
+            state.run_ui.current().is_none() && !state.transitions.has_active_send()
+        };
+        idle && self.shown_history() == *before
     }
 
     fn activate_if_current(&self, session: Session) {

@@ -123,3 +123,52 @@ fn stopping_a_reconnected_run_cancels_it_in_the_worker() {
     );
     assert_eq!(rig.shell().last_status(), Some(("Stopped".to_owned(), false)));
 }
+
+/// Start-up ends by asking whether the chat's run still goes and, when none
+/// does, reloading the chat. The composer is usable by then, so a message
+/// can be sent while that reload is on its way; the reload was read before
+/// the message and must not replace it (it used to wipe the new turn and
+/// its streaming bubble, and the answer never showed).
+#[test]
+fn a_message_sent_while_start_up_reloads_the_chat_keeps_its_turn() {
+    let gets = Rc::new(Cell::new(0));
+    let counter = Rc::clone(&gets);
+    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
+        MessageType::SessionGet => {
+            counter.set(counter.get() + 1);
+            if counter.get() == 2 {
+                Answer::Hold
+            } else {
+                default_worker()(ty, payload)
+            }
+        }
+        other => default_worker()(other, payload),
+    });
+    assert_eq!(gets.get(), 2, "start-up's reload is on its way");
+    assert!(!rig.shell().composer().input_disabled, "the composer is usable");
+    rig.type_and_send("Quick question");
+    let run = rig
+        .shell()
+        .last(MessageType::AiStreamStart)
+        .and_then(|s| s.run_id)
+        .expect("the run started");
+    let rendered = rig.shell().rendered.borrow().len();
+    rig.release(MessageType::SessionGet, Ok(session("s1", "First", json!([]))));
+    assert!(rig.streaming(), "the run is still the panel's");
+    assert_eq!(rig.history().len(), 1);
+    assert_eq!(rig.history()[0]["content"], "Quick question");
+    assert_eq!(
+        rig.shell().rendered.borrow().len(),
+        rendered,
+        "the chat is not drawn again from the older copy"
+    );
+    rig.event(
+        "AI_STREAM_BATCH",
+        Some(&run),
+        json!({"items": [{"channel": "content", "text": "Answer"}]}),
+    );
+    assert!(
+        !rig.shell().streamed.borrow().is_empty(),
+        "the answer streams into its bubble"
+    );
+}
