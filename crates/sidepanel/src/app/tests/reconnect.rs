@@ -2,6 +2,24 @@
 
 use super::fakes::*;
 
+/// The default worker, except that `ty` is answered by `answer` with the
+/// number of the call (from 1); the count stays readable.
+fn counting(
+    ty: MessageType,
+    answer: impl Fn(u32) -> Answer + 'static,
+) -> (Rc<Cell<u32>>, impl FnMut(MessageType, &Value) -> Answer) {
+    let calls = Rc::new(Cell::new(0));
+    let counter = Rc::clone(&calls);
+    let worker = move |asked: MessageType, payload: &Value| {
+        if asked != ty {
+            return default_worker()(asked, payload);
+        }
+        counter.set(counter.get() + 1);
+        answer(counter.get())
+    };
+    (calls, worker)
+}
+
 #[test]
 fn a_reopened_panel_shows_the_running_run_and_reloads_the_chat_at_its_end() {
     let statuses = Rc::new(Cell::new(0));
@@ -52,19 +70,14 @@ fn a_reopened_panel_shows_the_running_run_and_reloads_the_chat_at_its_end() {
 
 #[test]
 fn a_run_that_ended_while_reconnecting_is_finished_at_once() {
-    let calls = Rc::new(Cell::new(0));
-    let counter = Rc::clone(&calls);
-    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
-        MessageType::AiRunStatus => {
-            counter.set(counter.get() + 1);
-            if counter.get() == 1 {
-                ok(json!([{"runId": "run-bg", "tabId": 7, "projectId": "p1", "sessionId": "s1", "startedAt": 1}]))
-            } else {
-                ok(json!([]))
-            }
+    let (calls, worker) = counting(MessageType::AiRunStatus, |call| {
+        if call == 1 {
+            ok(json!([{"runId": "run-bg", "tabId": 7, "projectId": "p1", "sessionId": "s1", "startedAt": 1}]))
+        } else {
+            ok(json!([]))
         }
-        other => default_worker()(other, payload),
     });
+    let mut rig = Rig::started(FIXTURE_URL, worker);
     // Taken over, checked again, found gone: finished without waiting for a
     // terminal event, and the chat reloaded.
     assert_eq!(calls.get(), 2, "checked again after taking the run over");
@@ -131,19 +144,14 @@ fn stopping_a_reconnected_run_cancels_it_in_the_worker() {
 /// its streaming bubble, and the answer never showed).
 #[test]
 fn a_message_sent_while_start_up_reloads_the_chat_keeps_its_turn() {
-    let gets = Rc::new(Cell::new(0));
-    let counter = Rc::clone(&gets);
-    let mut rig = Rig::started(FIXTURE_URL, move |ty, payload| match ty {
-        MessageType::SessionGet => {
-            counter.set(counter.get() + 1);
-            if counter.get() == 2 {
-                Answer::Hold
-            } else {
-                default_worker()(ty, payload)
-            }
+    let (gets, worker) = counting(MessageType::SessionGet, |call| {
+        if call == 2 {
+            Answer::Hold
+        } else {
+            ok(session("s1", "First", json!([])))
         }
-        other => default_worker()(other, payload),
     });
+    let mut rig = Rig::started(FIXTURE_URL, worker);
     assert_eq!(gets.get(), 2, "start-up's reload is on its way");
     assert!(!rig.shell().composer().input_disabled, "the composer is usable");
     rig.type_and_send("Quick question");
