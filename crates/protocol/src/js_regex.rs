@@ -46,7 +46,7 @@ const NFA_SIZE_LIMIT: usize = 4 * 1024 * 1024;
 ///
 /// This is the whole check in a build without `patterns` (the panel's live
 /// check of a form). Two verdicts need the automaton and so only
-/// [`compile_pattern`] gives them: whether a `\p{…}` names a Unicode property
+/// `compile_pattern` gives them: whether a `\p{…}` names a Unicode property
 /// `regex-syntax` knows, and whether the automaton fits the size limit. A
 /// pattern this accepts may still be refused there, always with a code it
 /// could have given; the worker compiles every pattern when it saves or

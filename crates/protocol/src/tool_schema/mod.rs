@@ -8,10 +8,10 @@
 //! with an object root. String lengths count code points, `1.0` is an
 //! integer, and `pattern`s follow [`crate::js_regex`].
 //!
-//! Without protocol's `patterns` feature (the panel's build) only
-//! [`validate_tool_schema`] is here, and it judges patterns by their text:
-//! checking arguments needs compiled patterns, and only the worker checks
-//! them.
+//! Without protocol's `patterns` feature (the panel's build),
+//! [`validate_tool_schema`] judges patterns by their text, and checking
+//! arguments against a schema (`ToolSchema`, `validate_tool_arguments`) is
+//! absent: it needs compiled patterns, and only the worker checks arguments.
 
 mod errors;
 mod schema_check;
