@@ -18,13 +18,6 @@ fn harness() -> Harness<FakeTypstPages> {
 
 /// What only this suite looks at.
 impl Harness<FakeTypstPages> {
-    fn event_types(&self, run_id: &str) -> Vec<String> {
-        self.events(run_id)
-            .iter()
-            .map(|event| event["type"].as_str().unwrap_or_default().to_owned())
-            .collect()
-    }
-
     fn terminal_count(&self, run_id: &str) -> usize {
         self.event_types(run_id)
             .iter()

@@ -269,6 +269,14 @@ impl<G: Pages + 'static> Harness<G> {
             .collect()
     }
 
+    /// The types of the run's events, in order.
+    pub(crate) fn event_types(&self, run_id: &str) -> Vec<String> {
+        self.events(run_id)
+            .iter()
+            .map(|event| event["type"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+
     /// The payloads of the run's events of one type.
     pub(crate) fn payloads(&self, run_id: &str, kind: &str) -> Vec<Value> {
         self.events(run_id)

@@ -5,8 +5,8 @@
 //! discovery.
 
 use super::support::{
-    MCP_URL, TOOL_URL, event_types, harness, json_reply, mcp_server, offered, server, store, tool, tool_answers,
-    trusted_server, trusted_tool, user, visible,
+    MCP_URL, TOOL_URL, harness, json_reply, mcp_server, offered, server, store, tool, tool_answers, trusted_server,
+    trusted_tool, user, visible,
 };
 use crate::fakes::{FakeChunk, FakeReply, calls, text};
 use crate::platform::NetworkError;
@@ -43,7 +43,7 @@ fn a_run_offers_builtins_then_custom_tools_then_each_servers_tools_and_a_failing
     assert_eq!(specs[11]["function"]["parameters"]["required"], json!(["text"]));
 
     assert_eq!(
-        event_types(&h, "run-1"),
+        h.event_types("run-1"),
         ["AI_RUN_NOTICE", "AI_STREAM_BATCH", "AI_STREAM_DONE"]
     );
     let notices = h.payloads("run-1", "AI_RUN_NOTICE")[0]["notices"].clone();
@@ -232,7 +232,7 @@ fn a_custom_tool_the_run_cannot_offer_fails_the_run_before_the_model_is_asked() 
     let error = run.data()["error"].as_str().unwrap_or_default().to_owned();
     assert!(error.starts_with("Custom tool \"lookup_paper\": "), "{error}");
     assert!(h.model_requests("run-1").is_empty());
-    assert_eq!(event_types(&h, "run-1"), ["AI_STREAM_ERROR"]);
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_ERROR"]);
 }
 
 #[test]
@@ -252,7 +252,7 @@ fn stop_while_servers_are_discovered_cancels_the_run_and_the_request() {
     assert!(!run.is_done(), "the discovery waits for the server");
     h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
     assert_eq!(run.data(), json!({"ok": true, "cancelled": true, "runId": "run-1"}));
-    assert_eq!(event_types(&h, "run-1"), ["AI_STREAM_CANCELLED"]);
+    assert_eq!(h.event_types("run-1"), ["AI_STREAM_CANCELLED"]);
     assert!(h.model_requests("run-1").is_empty());
 }
 

@@ -91,14 +91,6 @@ pub(super) fn tool_answers(h: &Harness<FakeTypstPages>, run_id: &str) -> Vec<Val
         .collect()
 }
 
-/// The types of the run's events, in order.
-pub(super) fn event_types(h: &Harness<FakeTypstPages>, run_id: &str) -> Vec<String> {
-    h.events(run_id)
-        .iter()
-        .map(|event| event["type"].as_str().unwrap_or_default().to_owned())
-        .collect()
-}
-
 /// A JSON answer.
 pub(super) fn json_reply(status: u16, value: &Value) -> FakeReply {
     FakeReply::text(status, "application/json", &[&value.to_string()])
