@@ -476,13 +476,32 @@ forEachBuild('panel edits: approval banners', get => {
     const args = { start_line: 1, end_line: lines, new_content: 'x'.repeat(2500) };
     const pretty = JSON.stringify(args, null, 2);
     await broadcast('AI_TOOL_CALLS', { calls: [{ id: 'call-review', name: 'replace_lines', args }] });
-    await broadcast('AI_TOOL_APPROVAL_REQUIRED', {
+    // The worker sends the review before the page has drawn the overlay,
+    // and the same review again with the notice the drawing brought.
+    const reviewEvent = {
       callId: 'call-review', name: 'replace_lines', identity: 'builtin:replace_lines', effect: 'editor-write',
       destination: 'main.typ in the Typst editor', arguments: pretty.slice(0, 2000), argumentChars: pretty.length,
-      argumentsTruncated: true, preview, previewNotice: 'The inline preview could not be drawn.',
-    });
+      argumentsTruncated: true, preview,
+    };
+    await broadcast('AI_TOOL_APPROVAL_REQUIRED', reviewEvent);
     await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="call-review"] .tool-edit-approval'),
       undefined, { message: 'the editor review banner' });
+    assert.equal(await panel.evaluate(() => {
+      const banner = document.querySelector('.tool-block[data-call-id="call-review"] .tool-edit-approval');
+      banner.dataset.testFirst = 'yes';
+      return !!banner.querySelector('.tool-edit-preview-notice');
+    }), false, 'no notice before the drawing answered');
+    await broadcast('AI_TOOL_APPROVAL_REQUIRED', { ...reviewEvent, previewNotice: 'The inline preview could not be drawn.' });
+    await panel.waitFor(() => !!document.querySelector('.tool-block[data-call-id="call-review"] .tool-edit-preview-notice'),
+      undefined, { message: 'the drawing\'s notice on the review' });
+    assert.deepEqual(await panel.evaluate(() => {
+      const block = document.querySelector('.tool-block[data-call-id="call-review"]');
+      return {
+        banners: block.querySelectorAll('.tool-preflight').length,
+        same: block.querySelector('.tool-edit-approval').dataset.testFirst,
+        afterDestination: block.querySelector('.tool-preflight-missing').nextElementSibling?.className,
+      };
+    }), { banners: 1, same: 'yes', afterDestination: 'tool-edit-preview-notice' }, 'the banner stays; its notice is added');
     await assertAccessible(panel, 'an editor review with its diff');
     const banner = await panel.evaluate(() => {
       const block = document.querySelector('.tool-block[data-call-id="call-review"]');

@@ -194,6 +194,9 @@ impl PreflightResolve {
 }
 
 /// `AI_TOOL_APPROVAL_REQUIRED`: a call with an effect waits for the user.
+/// An editor review may come again for the same call, with the notice the
+/// drawing over the editor brought: the panel keeps its banner and takes the
+/// notice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApprovalRequired {

@@ -30,13 +30,13 @@ use crate::edits::resolve::{EditSnapshot, PreparedEdit, prepare_editor_edit};
 use crate::journals::{Checkpoints, DocumentState, JournalError, JournalStore, StageInput};
 use crate::page_client::{self, edit_snapshot_request, file_identity_request};
 use crate::platform::{Clock, Platform};
-use crate::race::both;
+use crate::race::{Either, both, first_of};
 use crate::runs::{
     CallInfo, RunCheckpoint, RunContext, ToolOutput, forget_after_write, page_tool_failure, tool_failure,
 };
 use crate::tools::{
-    Review, Route, authorize, capabilities, capabilities_now, check_tab, message_file_context,
-    message_file_context_from, page_context,
+    Review, Route, await_approval, capabilities, capabilities_now, check_tab, message_file_context,
+    message_file_context_from, page_context, show_approval,
 };
 use content_bridge::PageError;
 use content_bridge::context::PageContext;
@@ -49,6 +49,7 @@ use protocol::edit_checkpoint::DEFAULT_EDIT_FILE_LABEL;
 use protocol::js;
 use protocol::payloads::{ExpectedDocument, PageApplyEdit, PageShowEditPreview};
 use serde_json::{Map, Value, json};
+use std::pin::pin;
 
 /// How often the preview is shown again after the page reported that
 /// another file is focused (each time after the file came back).
@@ -291,13 +292,26 @@ impl PreparedCall {
     }
 }
 
-/// Ask mode: draw the proposal, ask the user, then commit what was reviewed.
+/// Ask mode: ask the user while the proposal is drawn over the editor, then
+/// commit what was reviewed.
 ///
-/// The drawing is not preceded by a wait for the message's file: the
-/// snapshot was read only once that file was focused, and the page itself
-/// refuses a preview for another file (`staleReason: file`), after which
-/// [`show_preview`] waits for the file and draws again. A separate check
-/// here would only cost a page round trip before every review.
+/// The review goes up at once, beside the drawing (which is a page round
+/// trip of its own): the panel's diff is complete without the overlay, and
+/// the commit re-checks the text, the editor and the file anyway. What the
+/// drawing learns comes after it:
+/// 1. a notice (the overlay is missing or partial) is sent as the same
+///    review again, which the panel takes into the banner it shows;
+/// 2. a wait for the message's file put its banner in the review's place,
+///    so the review is sent again once the file is back;
+/// 3. a refusal (stale text or editor, another preview busy) withdraws the
+///    review: its wait is dropped (a late click finds nothing waiting) and
+///    the call ends with the refusal, whose result takes the banner down.
+///
+/// An answer that comes before the drawing ends waits for it, so nothing is
+/// applied while a preview request is still on its way, and a refusal still
+/// ends the call. The drawing is not preceded by a wait for the message's
+/// file: the snapshot was read only once that file was focused, and the
+/// page itself refuses a preview for another file (`staleReason: file`).
 async fn review_and_commit<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
@@ -305,23 +319,36 @@ async fn review_and_commit<P: Platform>(
     args: &Map<String, Value>,
     proposal: &Proposal,
 ) -> Result<ToolOutput, Cancelled> {
-    let drawn = match show_preview(run, call, proposal).await? {
-        Ok(drawn) => drawn,
-        Err(failure) => return Ok(failure),
+    let review = |notice| {
+        Some(Review {
+            preview: proposal.preview.clone(),
+            notice,
+        })
     };
-    let notice = match (drawn.shown(), drawn.warning()) {
-        (_, Some(warning)) => Some(warning.to_owned()),
-        (true, None) => None,
-        (false, None) => Some(
-            "The proposal could not be drawn over the editor; the complete diff below is what would be applied."
-                .to_owned(),
-        ),
+    show_approval(run, route, call, args, review(None));
+    let mut answer = pin!(await_approval(run, route, call, true));
+    let mut drawing = pin!(show_preview(run, call, proposal));
+    let answered = match first_of(drawing.as_mut(), answer.as_mut()).await {
+        Either::Left(drawn) => {
+            let drawn = match drawn? {
+                Ok(drawn) => drawn,
+                Err(failure) => return Ok(failure),
+            };
+            let notice = review_notice(&drawn.outcome);
+            if notice.is_some() || drawn.waited_for_file {
+                show_approval(run, route, call, args, review(notice));
+            }
+            answer.await?
+        }
+        Either::Right(answered) => {
+            let answered = answered?;
+            if let Err(failure) = drawing.await? {
+                return Ok(failure);
+            }
+            answered
+        }
     };
-    let review = Review {
-        preview: proposal.preview.clone(),
-        notice,
-    };
-    if let Err(denied) = authorize(run, route, call, args, Some(review)).await? {
+    if let Err(denied) = answered {
         return Ok(denied);
     }
     if check_tab(run).await?.is_err() {
@@ -331,6 +358,25 @@ async fn review_and_commit<P: Platform>(
         return Ok(failure);
     }
     commit(run, call, proposal, true).await
+}
+
+/// What the review says about the overlay: nothing when it was drawn whole.
+fn review_notice(outcome: &PreviewOutcome) -> Option<String> {
+    match (outcome.shown(), outcome.warning()) {
+        (_, Some(warning)) => Some(warning.to_owned()),
+        (true, None) => None,
+        (false, None) => Some(
+            "The proposal could not be drawn over the editor; the complete diff below is what would be applied."
+                .to_owned(),
+        ),
+    }
+}
+
+/// How the drawing ended, and whether it had to wait for the message's file
+/// on the way (its banner replaced the review's).
+struct Drawn {
+    outcome: PreviewOutcome,
+    waited_for_file: bool,
 }
 
 /// `PAGE_SHOW_EDIT_PREVIEW`, drawn again after the file came back when the
@@ -348,15 +394,21 @@ async fn show_preview<P: Platform>(
     run: &RunContext<'_, P>,
     call: CallInfo<'_>,
     proposal: &Proposal,
-) -> Result<Result<PreviewOutcome, ToolOutput>, Cancelled> {
+) -> Result<Result<Drawn, ToolOutput>, Cancelled> {
     let mut request = proposal.show_request(call.id, true);
+    let mut waited_for_file = false;
     for _ in 0..PREVIEW_FILE_ATTEMPTS {
         let answer = show_once(run, &request).await;
         if run.cancel.is_cancelled() {
             return Err(Cancelled);
         }
         match answer {
-            Ok(outcome) => return Ok(Ok(outcome)),
+            Ok(outcome) => {
+                return Ok(Ok(Drawn {
+                    outcome,
+                    waited_for_file,
+                }));
+            }
             Err(error)
                 if error.stale_reason() == Some(StaleReason::Document)
                     && matches!(request.expected, ExpectedDocument::Token { .. }) =>
@@ -364,14 +416,18 @@ async fn show_preview<P: Platform>(
                 request = proposal.show_request(call.id, false);
             }
             Err(error) if is_stale_file(&error) && run.message_file().is_some() => {
+                waited_for_file = true;
                 if let Err(failure) = wait_for_message_file(run, call).await? {
                     return Ok(Err(failure));
                 }
             }
             Err(PageEditError::Refused(refusal)) => return Ok(Err(edit_failure(&PageEditError::Refused(refusal)))),
             Err(PageEditError::Page(error)) => {
-                return Ok(Ok(PreviewOutcome::Unavailable {
-                    warning: format!("The inline editor preview is unavailable: {}", error.message),
+                return Ok(Ok(Drawn {
+                    outcome: PreviewOutcome::Unavailable {
+                        warning: format!("The inline editor preview is unavailable: {}", error.message),
+                    },
+                    waited_for_file,
                 }));
             }
         }

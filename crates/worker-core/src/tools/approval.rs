@@ -59,6 +59,20 @@ pub(crate) async fn authorize<P: Platform>(
     if !per_edit_review && (route.approval == Approval::Trusted || run.allowed.borrow().contains(&route.identity)) {
         return Ok(Ok(()));
     }
+    show_approval(run, route, call, args, review);
+    await_approval(run, route, call, per_edit_review).await
+}
+
+/// Shows (or shows again) the approval banner of `call`. Sent again for the
+/// same call, the panel keeps the banner and its state and takes the new
+/// notice; the worker's wait is not touched.
+pub(crate) fn show_approval<P: Platform>(
+    run: &RunContext<'_, P>,
+    route: &Route,
+    call: CallInfo<'_>,
+    args: &Map<String, Value>,
+    review: Option<Review>,
+) {
     let (arguments, argument_chars, arguments_truncated) = argument_summary(args);
     let (preview, preview_notice) = match review {
         Some(review) => (Some(review.preview), review.notice),
@@ -80,6 +94,18 @@ pub(crate) async fn authorize<P: Platform>(
         preview,
         preview_notice,
     }));
+}
+
+/// Waits for the user's answer to the banner [`show_approval`] put up (at
+/// most five minutes; silence denies). Dropping the wait closes it: a late
+/// click then finds nothing waiting. For an editor review
+/// (`per_edit_review`) "Allow for run" approves only this change.
+pub(crate) async fn await_approval<P: Platform>(
+    run: &RunContext<'_, P>,
+    route: &Route,
+    call: CallInfo<'_>,
+    per_edit_review: bool,
+) -> Result<Result<(), ToolOutput>, Cancelled> {
     let clock = run.platform.clock();
     let waited = wait_for_user(
         &run.runs.approvals,

@@ -21,7 +21,7 @@ mod registry;
 mod route;
 mod specs;
 
-pub(crate) use approval::{Review, authorize};
+pub(crate) use approval::{Review, authorize, await_approval, show_approval};
 pub(crate) use metadata::Effect;
 pub(crate) use page::{
     capabilities, capabilities_now, check_tab, message_file_context, message_file_context_from, page_context,

@@ -117,6 +117,24 @@ pub(crate) fn approval_banner(prompt: &ApprovalPrompt) -> Element {
         .build()
 }
 
+/// The same review sent again (what the drawing over the editor found came
+/// after the review went up): the banner stays, with its buttons, a choice
+/// already on its way and the focus; only its notice changes.
+pub(crate) fn set_approval_notice(banner: &Element, notice: Option<&str>) {
+    let shown = banner.query_selector(".tool-edit-preview-notice").ok().flatten();
+    match (shown, notice) {
+        (Some(node), Some(text)) => node.set_text_content(Some(text)),
+        (Some(node), None) => node.remove(),
+        (None, Some(text)) => {
+            let node = el("div").class("tool-edit-preview-notice").text(text).build();
+            let after = banner.query_selector(".tool-preflight-missing").ok().flatten();
+            let before = after.and_then(|missing| missing.next_sibling());
+            let _ = banner.insert_before(&node, before.as_ref());
+        }
+        (None, None) => {}
+    }
+}
+
 /// A banner whose choice is being delivered: what the click handler gets to
 /// show the outcome.
 #[derive(Clone)]

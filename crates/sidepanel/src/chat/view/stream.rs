@@ -113,7 +113,8 @@ impl AssistantStream {
 
     /// `AI_TOOL_APPROVAL_REQUIRED`: the approval banner (the complete diff
     /// for an editor review) in the call's block; a click calls `on_choice`
-    /// with the action and the banner to show the outcome on.
+    /// with the action and the banner to show the outcome on. Sent again
+    /// while that banner is up, only its notice changes.
     pub(crate) fn show_approval(
         &self,
         approval: &ApprovalRequired,
@@ -129,6 +130,11 @@ impl AssistantStream {
                 return;
             };
             let prompt = ApprovalPrompt::from_event(approval);
+            if let Ok(Some(shown)) = block.query_selector(".tool-approval") {
+                banners::set_approval_notice(&shown, prompt.notice.as_deref());
+                inner.finish_mutation(follow);
+                return;
+            }
             set_status(&block, &labels::approval_waiting_status());
             remove_banner(&block);
             let banner = banners::approval_banner(&prompt);

@@ -284,14 +284,23 @@ fn typing_between_the_read_and_the_preview_fails_closed_on_the_text() {
         vec![calls(&[("e1", "search_replace", rename_title())]), text("It changed.")],
     );
     let run = h.start_in("run-1", "s1", "ask");
-    assert_eq!(run.data()["ok"], true, "no review to wait for");
+    assert_eq!(run.data()["ok"], true, "the refusal withdrew the review");
     let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
     assert_eq!(shows.len(), 2, "refused by token, then by the whole text");
     assert_eq!(shows[1]["payload"]["expectedText"], DOC);
     let result = h.result("run-1", "e1");
     assert_eq!(result["code"], "STALE_EDIT_PREVIEW");
     assert_eq!(result["staleReason"], "document");
-    assert!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").is_empty());
+    assert_eq!(
+        h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(),
+        1,
+        "shown beside the drawing, then taken down by the result"
+    );
+    assert_eq!(
+        h.resolve("run-1", "e1", "approve_once")["ok"],
+        false,
+        "a late Apply finds nothing waiting"
+    );
     assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
     assert_eq!(h.editor().doc, format!("{DOC}\nTyped by the user."));
     assert_eq!(h.editor().overlay, None);
@@ -374,14 +383,57 @@ fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
     let run = h.start_in("run-1", "s1", "ask");
     let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
     assert_eq!(
-        banners[0]["previewNotice"],
+        banners.len(),
+        2,
+        "the review, then the same review with the drawing's notice"
+    );
+    assert!(
+        banners[0].get("previewNotice").is_none(),
+        "sent before the page answered"
+    );
+    assert_eq!(
+        banners[1]["previewNotice"],
         "Inline editor preview is unavailable: no scroller."
     );
-    assert_eq!(banners[0]["preview"]["additions"], 1, "the panel's diff is complete");
+    assert_eq!(banners[1]["callId"], banners[0]["callId"]);
+    assert_eq!(banners[1]["preview"], banners[0]["preview"]);
+    assert_eq!(banners[1]["preview"]["additions"], 1, "the panel's diff is complete");
     h.resolve("run-1", "e1", "approve_once");
     assert_eq!(run.data()["ok"], true);
     assert_eq!(h.result("run-1", "e1")["reviewed_diff"], true);
     assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
+}
+
+#[test]
+fn an_answer_given_while_the_drawing_is_on_its_way_waits_for_it() {
+    let mut h = harness();
+    h.editor().stall.insert("PAGE_SHOW_EDIT_PREVIEW");
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    assert_eq!(
+        h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(),
+        1,
+        "the review does not wait for the page"
+    );
+    assert_eq!(h.page_sent("PAGE_SHOW_EDIT_PREVIEW").len(), 1);
+    assert_eq!(h.resolve("run-1", "e1", "approve_once")["ok"], true);
+    assert!(!run.is_done(), "the commit waits for the drawing");
+    assert!(
+        h.page_sent("PAGE_APPLY_EDIT").is_empty(),
+        "nothing is applied while a preview is on its way"
+    );
+    h.call("AI_STREAM_CANCEL", Some("run-1"), json!({}));
+    assert_eq!(run.data()["cancelled"], true);
+    assert!(h.page_sent("PAGE_APPLY_EDIT").is_empty());
+    assert_eq!(
+        h.page_sent("PAGE_CLEAR_EDIT_PREVIEW").len(),
+        1,
+        "Stop still clears the overlay"
+    );
+    assert_eq!(h.editor().doc, DOC);
 }
 
 #[test]
@@ -433,7 +485,24 @@ fn another_file_focused_when_the_proposal_is_drawn_waits_for_the_file_and_draws_
     let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
     assert_eq!(waiting.len(), 1);
     assert_eq!(waiting[0]["missing"], json!(["open file: main.typ"]));
-    assert_eq!(h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(), 1, "one review");
+    // The review went up before the drawing; the file's banner took its
+    // place, so it is shown again once the file is back.
+    let review_events: Vec<String> = h
+        .event_types("run-1")
+        .into_iter()
+        .filter(|kind| kind.starts_with("AI_TOOL_APPROVAL") || kind.starts_with("AI_TOOL_PREFLIGHT"))
+        .collect();
+    assert_eq!(
+        review_events,
+        [
+            "AI_TOOL_APPROVAL_REQUIRED",
+            "AI_TOOL_PREFLIGHT_WAITING",
+            "AI_TOOL_PREFLIGHT_READY",
+            "AI_TOOL_APPROVAL_REQUIRED"
+        ]
+    );
+    let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
+    assert_eq!(banners[0], banners[1], "the same review, shown again");
     assert!(h.editor().overlay.is_some());
     h.resolve("run-1", "e1", "approve_once");
     assert_eq!(run.data()["ok"], true);
