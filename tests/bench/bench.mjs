@@ -71,7 +71,7 @@ async function measure(label, dir) {
         f => `streaming render done (${f.taskMs.length} rounds)`);
     }
     if (wanted('diff')) {
-      await figure(figures, 'diff', () => diffPreview(h, endpoint, rounds(5)), f => `diff preview done (${f.length} rounds)`);
+      await figure(figures, 'diff', () => diffPreview(h, endpoint, rounds(5)), f => `diff preview done (${f.ms.length} rounds)`);
     }
   } finally {
     await h.close();
@@ -91,7 +91,8 @@ const ROWS = [
   ['Streaming render: tasks ≥ 50 ms (median per run)', f => median(f.stream?.longTasks), String],
   ['Streaming render: wall, first delta to final render (median)', f => median(f.stream?.wallMs), ms],
   ['Streaming render: rounds retried (answer stuck streaming)', f => f.stream?.stuck ?? NaN, String],
-  ['Diff preview, 20,000 lines: answer to "Apply changes" (median)', f => median(f.diff), ms],
+  ['Diff preview, 20,000 lines: answer to "Apply changes" (median)', f => median(f.diff?.ms), ms],
+  ['Diff preview: rounds retried (stuck before the review)', f => f.diff?.stuck ?? NaN, String],
   ['Panel JS heap after the 100 KB answer', f => f.stream?.memory?.panel?.used ?? NaN, bytes],
   ['Worker JS heap after the 100 KB answer', f => f.stream?.memory?.worker?.used ?? NaN, bytes],
   ['Worker ArrayBuffer backing stores (wasm memory)', f => f.stream?.memory?.worker?.backing ?? NaN, bytes],
@@ -124,7 +125,7 @@ function printRuns(results) {
     console.log(`  cold start: ${list(f.coldStart)}`);
     console.log(`  panel ready: ${list(f.panelReady)}`);
     console.log(`  streaming main-thread: ${list(f.stream?.taskMs)}; longest tasks: ${list(f.stream?.longestTaskMs)}`);
-    console.log(`  diff preview: ${list(f.diff)}`);
+    console.log(`  diff preview: ${list(f.diff?.ms)}`);
     for (const file of f.footprint.wasm) console.log(`  ${file.name}: ${bytes(file.bytes)}`);
   }
 }

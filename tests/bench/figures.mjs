@@ -142,11 +142,21 @@ const APPLY_PROBE = () => {
   }).observe(document.getElementById('messages'), { subtree: true, childList: true, characterData: true });
 };
 
+/** How long one diff round may wait for "Apply changes" before it counts as stuck. */
+const DIFF_ROUND_TIMEOUT_MS = 20_000;
+/** How many stuck diff rounds the figure retries before giving up. */
+const DIFF_RETRIES = 5;
+
 /**
  * Diff preview: in Ask mode the model proposes replace_lines in the middle of
  * a 20,000-line document; timed from the moment the endpoint answers with the
  * tool call to the panel showing "Apply changes" (both read the wall clock).
  * The edit is rejected so every round starts from the same document.
+ *
+ * The JavaScript original sometimes takes no message from its composer (the
+ * model is never asked), and then never shows the review; such a round is
+ * retried in a fresh panel and tab and counted in `stuck`, as the streaming
+ * figure does.
  */
 export async function diffPreview(h, endpoint, rounds) {
   await useFixtureModel(h, endpoint);
@@ -161,30 +171,57 @@ export async function diffPreview(h, endpoint, rounds) {
       arguments: JSON.stringify({ start_line: 10_000, end_line: 10_002, new_content: 'A replaced line.\nAnd one more.' }) }),
     step.finish('tool_calls')];
   });
+  const samples = { ms: [], stuck: 0 };
+  let opened = null;
   // CodeMirror 6.38: the editor build the original can find (it reads the
   // view through `cmView`, which later CodeMirror releases no longer set).
-  const { fixture, panel } = await openPanel(h, { ready: composerReady, cm: '6.38' });
-  const samples = [];
+  const open = async () => {
+    opened = await openPanel(h, { ready: composerReady, cm: '6.38' });
+    await opened.fixture.page.evaluate(text => window.__typstFixture.setText(text), lines.join('\n'));
+    // A fresh panel may show the project's chat with earlier rounds in it.
+    return opened.panel.evaluate(() => [...document.querySelectorAll('#messages .msg-content')]
+      .filter(node => node.textContent.trim() === 'Done.').length);
+  };
+  const close = async () => {
+    if (!opened) return;
+    const { fixture, panel } = opened;
+    opened = null;
+    await panel.close();
+    await fixture.page.close();
+  };
   try {
-    await fixture.page.evaluate(text => window.__typstFixture.setText(text), lines.join('\n'));
+    let done = await open();
     for (round = 0; round < rounds; round += 1) {
+      const { panel } = opened;
       await panel.evaluate(APPLY_PROBE);
       answeredAt = null;
       await send(panel, 'Replace three lines.');
-      const shownAt = await poll(() => panel.evaluate(() => window.__benchApplyShown), {
-        timeout: 60_000, message: '"Apply changes" for the 20,000-line document',
-      });
+      let shownAt;
+      try {
+        shownAt = await poll(() => panel.evaluate(() => window.__benchApplyShown), {
+          timeout: DIFF_ROUND_TIMEOUT_MS, message: '"Apply changes" for the 20,000-line document',
+        });
+      } catch (error) {
+        if (!/Timed out/.test(error.message) || samples.stuck >= DIFF_RETRIES) throw error;
+        samples.stuck += 1;
+        const what = answeredAt === null ? 'the message never reached the model' : 'the review never showed';
+        console.log(`  diff round ${round + 1}: ${what}; retrying in a fresh panel`);
+        await close();
+        done = await open();
+        round -= 1;
+        continue;
+      }
       if (answeredAt === null) throw new Error('the endpoint never answered with the tool call');
-      samples.push(shownAt - answeredAt);
+      samples.ms.push(shownAt - answeredAt);
       await panel.evaluate(() => [...document.querySelectorAll('#messages button')]
         .find(button => button.textContent.trim() === 'Reject')?.click());
-      await panel.waitFor(done => !document.querySelector('#messages .msg-assistant.streaming') &&
-        [...document.querySelectorAll('#messages .msg-content')].filter(node => node.textContent.trim() === 'Done.').length >= done,
-      round + 1, { timeout: 60_000, message: 'the run to finish after the rejected edit' });
+      done += 1;
+      await panel.waitFor(count => !document.querySelector('#messages .msg-assistant.streaming') &&
+        [...document.querySelectorAll('#messages .msg-content')].filter(node => node.textContent.trim() === 'Done.').length >= count,
+      done, { timeout: 60_000, message: 'the run to finish after the rejected edit' });
     }
   } finally {
-    await panel.close();
-    await fixture.page.close();
+    await close();
   }
   return samples;
 }
