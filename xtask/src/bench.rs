@@ -10,6 +10,7 @@ use crate::layout;
 use crate::package;
 use crate::process::{self, root};
 use crate::setup::{CHROMIUM, ensure_chromium, ensure_npm_packages};
+use crate::size_map;
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,12 +59,13 @@ fn parse_args(args: &[String]) -> Result<Option<PathBuf>> {
 
 /// Prints the largest items of each wasm file as wasm-bindgen wrote it (before
 /// wasm-opt, which drops the names a profile needs), with twiggy, installed
-/// from crates.io when missing.
+/// from crates.io when missing; then each file's bytes by crate
+/// ([`size_map`]), which says what the ZIP is made of.
 fn size_profile() -> Result<()> {
     let twiggy = ensure_twiggy()?;
     let bindgen = root().join("target").join("wasm-bindgen");
     let shipped = layout::extension_dir().join("src").join("wasm");
-    for (_, stem) in layout::WASM_CRATES {
+    for (package, stem) in layout::WASM_CRATES {
         let file = format!("{stem}_bg.wasm");
         let size = std::fs::metadata(shipped.join(&file)).map(|m| m.len()).unwrap_or(0);
         println!("\n{file}: {size} bytes shipped; largest items before wasm-opt (twiggy top):");
@@ -71,6 +73,7 @@ fn size_profile() -> Result<()> {
         let mut command = Command::new(&twiggy);
         command.args(["top", "-n", TOP_ITEMS]).arg(&input);
         process::run(&mut command)?;
+        size_map::report(package, stem)?;
     }
     Ok(())
 }

@@ -25,7 +25,7 @@ const WASM_OPT_FEATURES: &[&str] = &[
 
 /// Paths baked into the wasm (panic locations) are made independent of where
 /// the checkout and the cargo registry live, so every clone builds the same bytes.
-fn reproducible_rustflags() -> String {
+pub(crate) fn reproducible_rustflags() -> String {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));

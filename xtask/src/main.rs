@@ -16,6 +16,7 @@ mod package;
 mod process;
 mod scan;
 mod setup;
+mod size_map;
 mod tidy;
 mod verify;
 
