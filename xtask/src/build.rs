@@ -25,7 +25,7 @@ const WASM_OPT_FEATURES: &[&str] = &[
 
 /// Paths baked into the wasm (panic locations) are made independent of where
 /// the checkout and the cargo registry live, so every clone builds the same bytes.
-pub(crate) fn reproducible_rustflags() -> String {
+fn reproducible_rustflags() -> String {
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")));
@@ -41,20 +41,37 @@ pub(crate) fn reproducible_rustflags() -> String {
 /// enables (protocol's `patterns`: regex-automata and its Unicode tables).
 fn compile_wasm() -> Result<()> {
     for (package, _) in WASM_CRATES {
-        let mut cargo = process::cargo();
-        cargo.args(["build", "--release", "--target", WASM_TARGET, "--package", package]);
-        cargo.env("CARGO_ENCODED_RUSTFLAGS", reproducible_rustflags());
-        process::run(&mut cargo)?;
+        link_wasm(package, &root().join("target"), &[])?;
     }
     Ok(())
 }
 
-fn bindgen(stem: &str, out_dir: &Path) -> Result<()> {
-    let input = root()
-        .join("target")
+/// Builds and links one wasm crate (release, reproducible paths) into
+/// `target_dir`, with `extra_flags` for rustc (the bench's size report adds a
+/// linker map); its file is [`linked_wasm`].
+pub(crate) fn link_wasm(package: &str, target_dir: &Path, extra_flags: &[String]) -> Result<()> {
+    let mut flags = reproducible_rustflags();
+    for flag in extra_flags {
+        flags.push('\u{1f}');
+        flags.push_str(flag);
+    }
+    let mut cargo = process::cargo();
+    cargo.args(["build", "--release", "--target", WASM_TARGET, "--package", package]);
+    cargo.env("CARGO_TARGET_DIR", target_dir);
+    cargo.env("CARGO_ENCODED_RUSTFLAGS", flags);
+    process::run(&mut cargo)
+}
+
+/// The linked (pre-wasm-bindgen) file of the crate `stem` in `target_dir`.
+pub(crate) fn linked_wasm(target_dir: &Path, stem: &str) -> PathBuf {
+    target_dir
         .join(WASM_TARGET)
         .join("release")
-        .join(format!("{stem}.wasm"));
+        .join(format!("{stem}.wasm"))
+}
+
+fn bindgen(stem: &str, out_dir: &Path) -> Result<()> {
+    let input = linked_wasm(&root().join("target"), stem);
     let mut bindgen = wasm_bindgen_cli_support::Bindgen::new();
     bindgen
         .input_path(&input)

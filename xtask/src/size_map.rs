@@ -13,15 +13,13 @@
 //! sum is larger than the file deflated whole). The file is measured before
 //! wasm-bindgen and wasm-opt, so the totals are above the shipped sizes.
 
-use crate::build::reproducible_rustflags;
-use crate::process::{self, root};
-use crate::setup::WASM_TARGET;
+use crate::build::{link_wasm, linked_wasm};
+use crate::process::root;
 use anyhow::{Context, Result};
 use flate2::Compression;
 use flate2::write::DeflateEncoder;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
 
 /// How many crates the report lists per file.
 const TOP_CRATES: usize = 15;
@@ -56,26 +54,15 @@ pub fn report(package: &str, stem: &str) -> Result<()> {
     let target_dir = root().join("target").join("size-map");
     let map_path = target_dir.join(format!("{stem}.map"));
     std::fs::create_dir_all(&target_dir)?;
-    let mut cargo = process::cargo();
-    cargo.args(["build", "--release", "--target", WASM_TARGET, "--package", package]);
-    cargo.env("CARGO_TARGET_DIR", &target_dir);
-    cargo.env(
-        "CARGO_ENCODED_RUSTFLAGS",
-        format!(
-            "{}\u{1f}-Clink-arg=--Map={}",
-            reproducible_rustflags(),
-            map_path.display()
-        ),
-    );
-    process::run(&mut cargo)?;
-    let wasm: PathBuf = target_dir
-        .join(WASM_TARGET)
-        .join("release")
-        .join(format!("{stem}.wasm"));
+    link_wasm(
+        package,
+        &target_dir,
+        &[format!("-Clink-arg=--Map={}", map_path.display())],
+    )?;
+    let wasm = linked_wasm(&target_dir, stem);
     let map = std::fs::read_to_string(&map_path).with_context(|| format!("reading {}", map_path.display()))?;
     let bytes = std::fs::read(&wasm).with_context(|| format!("reading {}", wasm.display()))?;
-    let shares = shares(&chunks(&map), &bytes);
-    print_shares(stem, &shares)
+    print_shares(stem, &shares(&chunks(&map), &bytes))
 }
 
 /// The code and read-only data chunks of a wasm-ld map, in file order.
@@ -106,7 +93,7 @@ fn chunks(map: &str) -> Vec<Chunk> {
         };
         let inner = inner.strip_suffix(')').unwrap_or(inner);
         let owner = match section {
-            Section::Code => crate_of_symbol(inner),
+            Section::Code => crate_of_symbol(inner).unwrap_or_else(|| OTHER.to_owned()),
             Section::Data if inner.starts_with(".rodata") => crate_of_data(object, inner),
             _ => continue,
         };
@@ -146,13 +133,15 @@ fn columns(line: &str) -> Option<(usize, usize, usize, &str)> {
     Some((numbers[0], numbers[1], rest.len() - name.len(), name))
 }
 
+/// The owner of what no Rust name or object tells (the allocator's C,
+/// compiler builtins).
+const OTHER: &str = "(other)";
+
 /// The crate a function belongs to: the first path segment of its demangled
-/// name (`<T as Trait>` and `&`, `dyn` are looked through); `(other)` for a
-/// name that is not Rust's (the allocator's C, compiler builtins).
-fn crate_of_symbol(symbol: &str) -> String {
-    let Ok(demangled) = rustc_demangle::try_demangle(symbol) else {
-        return "(other)".to_owned();
-    };
+/// name (`<T as Trait>` and `&`, `dyn` are looked through); `None` for a
+/// name that is not Rust's.
+fn crate_of_symbol(symbol: &str) -> Option<String> {
+    let demangled = rustc_demangle::try_demangle(symbol).ok()?;
     let text = format!("{demangled:#}");
     let start = text.trim_start_matches(['<', '&', '(', '*', ' ']);
     let start = start
@@ -164,7 +153,7 @@ fn crate_of_symbol(symbol: &str) -> String {
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
         .collect();
-    if name.is_empty() { "(other)".to_owned() } else { name }
+    (!name.is_empty()).then_some(name)
 }
 
 /// The crate a read-only constant belongs to: the rlib it came from, else
@@ -179,8 +168,7 @@ fn crate_of_data(object: &str, section: &str) -> String {
         return krate.to_owned();
     }
     let symbol = section.trim_start_matches(".rodata").trim_start_matches('.');
-    let named = crate_of_symbol(symbol);
-    if named != "(other)" {
+    if let Some(named) = crate_of_symbol(symbol) {
         return named;
     }
     match file.split_once('.') {
@@ -215,18 +203,27 @@ fn deflated(bytes: &[u8]) -> Result<usize> {
     Ok(encoder.finish()?.len())
 }
 
+/// One line of the report.
+struct Row<'a> {
+    owner: &'a str,
+    code: usize,
+    code_deflated: usize,
+    data: usize,
+    data_deflated: usize,
+}
+
 fn print_shares(stem: &str, shares: &BTreeMap<String, Share>) -> Result<()> {
     let mut rows = Vec::new();
     for (owner, share) in shares {
-        rows.push((
-            owner.as_str(),
-            share.code.len(),
-            deflated(&share.code)?,
-            share.data.len(),
-            deflated(&share.data)?,
-        ));
+        rows.push(Row {
+            owner,
+            code: share.code.len(),
+            code_deflated: deflated(&share.code)?,
+            data: share.data.len(),
+            data_deflated: deflated(&share.data)?,
+        });
     }
-    rows.sort_by_key(|&(owner, _, code, _, data)| (std::cmp::Reverse(code + data), owner));
+    rows.sort_by_key(|row| (std::cmp::Reverse(row.code_deflated + row.data_deflated), row.owner));
     println!(
         "\n{stem}.wasm by crate (linked with a map, before wasm-bindgen and wasm-opt; each crate deflated on its own):"
     );
@@ -234,17 +231,19 @@ fn print_shares(stem: &str, shares: &BTreeMap<String, Share>) -> Result<()> {
         "  {:<24} {:>22} {:>22}",
         "crate", "code raw → deflated", "rodata raw → deflated"
     );
-    for (owner, code, code_z, data, data_z) in rows.iter().take(TOP_CRATES) {
+    let line = |owner: &str, code: usize, code_z: usize, data: usize, data_z: usize| {
         println!("  {owner:<24} {code:>10} → {code_z:>9} {data:>10} → {data_z:>9}");
+    };
+    for row in rows.iter().take(TOP_CRATES) {
+        line(row.owner, row.code, row.code_deflated, row.data, row.data_deflated);
     }
-    let total = |pick: fn(&(&str, usize, usize, usize, usize)) -> usize| rows.iter().map(pick).sum::<usize>();
-    println!(
-        "  {:<24} {:>10} → {:>9} {:>10} → {:>9}",
-        format!("all {} owners", rows.len()),
-        total(|row| row.1),
-        total(|row| row.2),
-        total(|row| row.3),
-        total(|row| row.4)
+    let total = |pick: fn(&Row<'_>) -> usize| rows.iter().map(pick).sum::<usize>();
+    line(
+        &format!("all {} owners", rows.len()),
+        total(|row| row.code),
+        total(|row| row.code_deflated),
+        total(|row| row.data),
+        total(|row| row.data_deflated),
     );
     Ok(())
 }
