@@ -116,6 +116,11 @@ impl LiveText {
         true
     }
 
+    /// Bytes of the text received that are not rendered yet.
+    pub(super) fn unrendered_len(&self) -> usize {
+        self.markdown.text().len() - self.markdown.committed_len()
+    }
+
     /// The segment is complete; `markdown` is its whole text. Its remaining
     /// closed blocks are rendered by later steps, then [`finish`](Self::finish).
     pub(super) fn end(&mut self, markdown: &str) {
