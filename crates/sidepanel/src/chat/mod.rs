@@ -93,9 +93,10 @@ mod incremental;
 mod labels;
 mod markdown;
 mod model;
+mod warm_up;
 
 #[cfg(target_arch = "wasm32")]
 mod view;
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) use view::{AssistantStream, ChatView, diff_element};
+pub(crate) use view::{AssistantStream, ChatView, diff_element, warm_up_renderer};

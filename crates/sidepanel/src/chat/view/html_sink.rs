@@ -54,7 +54,7 @@ fn warn_refused(error: &MarkdownError) {
 /// sanitised, audited output of `chat::markdown::render`; a `<template>`
 /// parses it inertly (no script runs, nothing loads), and every element of
 /// the result is checked against the same allowlist before it is adopted.
-fn rendered_fragment(html: &str) -> Result<DocumentFragment, MarkdownError> {
+pub(super) fn rendered_fragment(html: &str) -> Result<DocumentFragment, MarkdownError> {
     let template: HtmlTemplateElement = dom::document()
         .and_then(|d| d.create_element("template").ok())
         .and_then(|t| t.dyn_into().ok())

@@ -11,7 +11,8 @@
 //! history; `stream.rs` drives a run's bubble (its open text segment in
 //! `live_text.rs`, Markdown block by block), `clicks.rs` reads the
 //! delegated click, `recovery.rs` keeps the answers' Revert/Snapshot
-//! controls. The other files only build elements
+//! controls, `warm_up.rs` runs `chat::warm_up`'s samples through the
+//! renderer and the sink's parse once the panel is idle. The other files only build elements
 //! and know nothing of this state: `groups.rs` (stored messages),
 //! `tool_block.rs`, `reasoning.rs`, `banners.rs` (preflight and approval),
 //! `diff.rs`, `recovery_control.rs` and `html_sink.rs`.
@@ -32,9 +33,11 @@ mod recovery_control;
 mod state;
 mod stream;
 mod tool_block;
+mod warm_up;
 
 pub(crate) use diff::diff_element;
 pub(crate) use state::{AssistantStream, ChatView};
+pub(crate) use warm_up::warm_up_renderer;
 
 use super::model::StreamModel;
 use crate::dom::el;
