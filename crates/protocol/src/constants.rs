@@ -1,4 +1,5 @@
-//! Named values shared by the panel and the worker: the Typst URL prefix,
+//! Named values shared by the panel and the worker: the Typst URL prefix
+//! (and the project a typst.app URL shows),
 //! approval modes, send shortcuts, storage keys, schema versions and the
 //! built-in tool names.
 //!
@@ -9,6 +10,25 @@ use serde::{Deserialize, Serialize};
 
 /// Every typst.app page starts with this.
 pub const TYPST_APP_PREFIX: &str = "https://typst.app/";
+
+/// Whether `url` is a typst.app page.
+pub fn is_typst_app_url(url: &str) -> bool {
+    url.starts_with(TYPST_APP_PREFIX)
+}
+
+/// The project a typst.app page shows: the raw path segment after the first
+/// `typst.app/project/`, as the original read it from a tab's URL; `None`
+/// off typst.app or where no segment follows. The panel (which project the
+/// chat belongs to) and the worker (which tab shows a project) read it here,
+/// so the two can never disagree about a tab.
+pub fn project_of_url(url: &str) -> Option<&str> {
+    if !is_typst_app_url(url) {
+        return None;
+    }
+    let (_, rest) = url.split_once("typst.app/project/")?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|id| !id.is_empty())
+}
 
 /// Whether editor writes wait for a reviewed diff or apply at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -201,6 +221,28 @@ pub const MCP_ORIGIN_RULE_FIRST_ID: u32 = 1_000;
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_project_is_read_from_a_typst_app_url_only() {
+        let cases = [
+            ("https://typst.app/project/abc123", Some("abc123")),
+            ("https://typst.app/project/abc?x=1#y", Some("abc")),
+            ("https://typst.app/project/abc/files#top", Some("abc")),
+            ("https://typst.app/project/a%20b/file", Some("a%20b")),
+            ("https://typst.app/project/", None),
+            ("https://typst.app/project/?x", None),
+            ("https://typst.app/", None),
+            ("https://typst.app/app", None),
+            ("https://evil.test/typst.app/project/x", None),
+            ("http://typst.app/project/x", None),
+            ("", None),
+        ];
+        for (url, project) in cases {
+            assert_eq!(project_of_url(url), project, "{url}");
+        }
+        assert!(is_typst_app_url("https://typst.app/"));
+        assert!(!is_typst_app_url("https://typst.app.evil.test/"));
+    }
 
     #[test]
     fn modes_and_shortcuts_fail_closed() {

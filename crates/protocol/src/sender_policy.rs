@@ -25,7 +25,7 @@
 //! a `QUICK_ATTACH_*` request, so no page event reaches the runtime.
 
 use crate::MessageType;
-use crate::constants::TYPST_APP_PREFIX;
+use crate::constants::{TYPST_APP_PREFIX, is_typst_app_url};
 
 /// The path of the extension's service-worker script, as its `sender.url`
 /// shows it (`chrome-extension://<id>/src/background/service-worker.js`).
@@ -343,11 +343,6 @@ fn is_worker(sender: &Sender<'_>, runtime_id: &str) -> bool {
     !sender.has_tab && sender.url == Some(script.as_str()) && is_extension_document(sender, runtime_id)
 }
 
-/// Whether `url` is a typst.app page.
-fn is_typst_url(url: &str) -> bool {
-    url.starts_with(TYPST_APP_PREFIX)
-}
-
 /// A content script in the top frame of a typst.app tab: a tab, frame `0`,
 /// and the sending document, the tab (when visible) and the origin (when
 /// named) all on typst.app.
@@ -355,8 +350,8 @@ fn typst_top_frame(sender: &Sender<'_>) -> Result<(), Refusal> {
     if !sender.has_tab || sender.frame_id != Some(0) {
         return Err(Refusal::NotTopFrame);
     }
-    let url_ok = sender.url.is_some_and(is_typst_url);
-    let tab_ok = sender.tab_url.is_none_or(is_typst_url);
+    let url_ok = sender.url.is_some_and(is_typst_app_url);
+    let tab_ok = sender.tab_url.is_none_or(is_typst_app_url);
     let origin_ok = sender
         .origin
         .is_none_or(|origin| TYPST_APP_PREFIX.strip_suffix('/') == Some(origin));

@@ -2,6 +2,8 @@
 //! typst.app (else the banner asks to switch) and which project it opened
 //! (else the toast asks for one).
 
+use protocol::constants::{is_typst_app_url, project_of_url};
+
 /// The panel's knowledge of its window's active tab.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ActiveTab {
@@ -9,24 +11,17 @@ pub(crate) struct ActiveTab {
     pub(crate) url: String,
 }
 
-pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
-
 pub(crate) const TAB_GATE_TEXT: &str = "Switch to a typst.app tab to use the agent.";
 pub(crate) const NO_PROJECT_TEXT: &str = "Open a typst.app project to start.";
 
 impl ActiveTab {
     pub(crate) fn on_typst(&self) -> bool {
-        self.url.starts_with(TYPST_APP_PREFIX)
+        is_typst_app_url(&self.url)
     }
 
     /// The project id in `https://typst.app/project/<id>`, as the URL has it.
     pub(crate) fn project_id(&self) -> Option<&str> {
-        if !self.on_typst() {
-            return None;
-        }
-        let rest = self.url.split_once("typst.app/project/")?.1;
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        Some(&rest[..end]).filter(|id| !id.is_empty())
+        project_of_url(&self.url)
     }
 }
 

@@ -86,7 +86,7 @@ async fn inject_into_open_typst_tabs(
 ) -> Result<Vec<(i64, Result<(), PlatformError>)>, PlatformError> {
     let mut results = Vec::new();
     for tab in tabs.all().await? {
-        let Some(id) = tab.id.filter(|_| tabs::is_typst_app_url(&tab.url)) else {
+        let Some(id) = tab.id.filter(|_| protocol::constants::is_typst_app_url(&tab.url)) else {
             continue;
         };
         let result = match scripting.execute_files(id, ISOLATED_WORLD_FILES, World::Isolated).await {

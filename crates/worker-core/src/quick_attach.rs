@@ -17,8 +17,7 @@
 
 use crate::envelope::{self, RequestError};
 use crate::platform::{Clock, MessageSender, Messenger, Platform, Tabs};
-use crate::tabs::is_typst_app_url;
-use crate::tabs::project_of_url;
+use protocol::constants::{is_typst_app_url, project_of_url};
 use protocol::payloads::QuickAttachOrigin;
 use protocol::{ErrorCode, MessageType, limits};
 use serde_json::{Value, json};

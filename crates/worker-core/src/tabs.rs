@@ -9,28 +9,13 @@
 
 use crate::envelope::{self, RequestError};
 use crate::platform::{Messenger, PlatformError, Tab, Tabs};
+use protocol::constants::{TYPST_APP_PREFIX, is_typst_app_url, project_of_url};
 use protocol::payloads::ProjectRef;
 use protocol::{ErrorCode, MessageType};
 use serde_json::{Value, json};
 
-pub(crate) const TYPST_APP_PREFIX: &str = "https://typst.app/";
-
 /// Where a project's editor lives, before its id.
 const PROJECT_PATH: &str = "project/";
-
-pub(crate) fn is_typst_app_url(url: &str) -> bool {
-    url.starts_with(TYPST_APP_PREFIX)
-}
-
-/// The project id a typst.app URL shows (`typst.app/project/<id>`), as the
-/// raw path segment.
-pub(crate) fn project_of_url(url: &str) -> Option<&str> {
-    const MARKER: &str = "typst.app/project/";
-    let start = url.find(MARKER)? + MARKER.len();
-    let rest = url.get(start..)?;
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    rest.get(..end).filter(|segment| !segment.is_empty())
-}
 
 /// JavaScript's `encodeURIComponent`: every byte outside
 /// `A–Z a–z 0–9 - _ . ! ~ * ' ( )` percent-encoded, so an id can never
@@ -304,14 +289,6 @@ mod tests {
         assert_eq!(encode_uri_component("AZaz09-_.!~*'()"), "AZaz09-_.!~*'()");
         assert_eq!(encode_uri_component(" %/🙂"), "%20%25%2F%F0%9F%99%82");
         assert_eq!(project_url("p1"), "https://typst.app/project/p1");
-    }
-
-    #[test]
-    fn project_ids_are_read_from_the_url_path() {
-        assert_eq!(project_of_url("https://typst.app/project/abc?x=1"), Some("abc"));
-        assert_eq!(project_of_url("https://typst.app/project/abc/files#top"), Some("abc"));
-        assert_eq!(project_of_url("https://typst.app/project/"), None);
-        assert_eq!(project_of_url("https://typst.app/app"), None);
     }
 
     #[test]

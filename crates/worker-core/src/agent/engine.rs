@@ -49,7 +49,7 @@ use crate::{run_config, settings};
 use protocol::ErrorCode;
 use protocol::active_file::ActiveEditorFile;
 use protocol::answer::ResponseStatus;
-use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
+use protocol::constants::{EditorApprovalMode, is_typst_app_url};
 use protocol::limits::MAX_TOOL_ROUNDS;
 use protocol::payloads::{
     AiStreamStart, RunNotices, RunTerminal, StreamBatch, StreamItem, ToolCallInfo, ToolCalls, ToolResult,
@@ -336,7 +336,7 @@ async fn run_registry<P: Platform>(run: &RunContext<'_, P>) -> Result<ToolRegist
 async fn check_start_tab<P: Platform>(run: &RunContext<'_, P>) -> Result<(), RunError> {
     let tab_id = i64::try_from(run.tab_id).unwrap_or(i64::MAX);
     match run.cancel.race(run.platform.tabs().get(tab_id)).await? {
-        Ok(tab) if tab.url.starts_with(TYPST_APP_PREFIX) => {
+        Ok(tab) if is_typst_app_url(&tab.url) => {
             *run.tab_url.borrow_mut() = Some(tab.url);
             Ok(())
         }

@@ -9,10 +9,10 @@ use crate::envelope::RequestError;
 use crate::page_client::{apply_edit, edit_snapshot_request, read_context};
 use crate::platform::{Platform, Tabs};
 use crate::runs::Runs;
-use crate::tabs::{is_typst_app_url, project_of_url};
 use content_bridge::PageError;
 use protocol::ErrorCode;
 use protocol::active_file::is_identified_file_label;
+use protocol::constants::{is_typst_app_url, project_of_url};
 use protocol::js;
 use protocol::payloads::PageApplyEdit;
 

@@ -18,7 +18,7 @@ use crate::sessions::SessionStore;
 use protocol::Payload;
 use protocol::active_file::ActiveEditorFile;
 use protocol::answer::{AnswerRecord, ResponseStatus};
-use protocol::constants::{EditorApprovalMode, TYPST_APP_PREFIX};
+use protocol::constants::{EditorApprovalMode, is_typst_app_url};
 use protocol::{Envelope, ErrorCode};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
@@ -203,7 +203,7 @@ impl<'a, P: Platform> RunContext<'a, P> {
     /// tab that navigated since Send must not be read or written).
     pub(crate) fn shows_start_page(&self, tab: &Result<Tab, PlatformError>) -> bool {
         match (tab, self.tab_url.borrow().as_deref()) {
-            (Ok(tab), Some(expected)) => tab.url.starts_with(TYPST_APP_PREFIX) && tab.url == expected,
+            (Ok(tab), Some(expected)) => is_typst_app_url(&tab.url) && tab.url == expected,
             _ => false,
         }
     }
