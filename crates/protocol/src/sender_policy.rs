@@ -26,6 +26,7 @@
 
 use crate::MessageType;
 use crate::constants::{TYPST_APP_PREFIX, is_typst_app_url};
+use serde::Deserialize;
 
 /// The path of the extension's service-worker script, as its `sender.url`
 /// shows it (`chrome-extension://<id>/src/background/service-worker.js`).
@@ -73,6 +74,69 @@ pub struct Sender<'a> {
     pub has_tab: bool,
     /// `sender.tab.url`, when the tab is present and its URL visible.
     pub tab_url: Option<&'a str>,
+}
+
+/// `runtime.onMessage`'s `sender` as the browser passes it: the fields the
+/// policy (and the worker, of the tab) reads, for the panel's and the
+/// worker's adapters to deserialize alike. One that does not read as this
+/// shape (a field of another type) is unknown: the adapters fall back to the
+/// default, which names no extension and is refused everything privileged.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserSender {
+    /// `sender.id`.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// `sender.url`.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// `sender.origin`.
+    #[serde(default)]
+    pub origin: Option<String>,
+    /// `sender.frameId`.
+    #[serde(default)]
+    pub frame_id: Option<i64>,
+    /// `sender.tab`.
+    #[serde(default)]
+    pub tab: Option<BrowserSenderTab>,
+}
+
+/// `sender.tab`, the fields read of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BrowserSenderTab {
+    /// `tab.id` (absent for some special tabs).
+    #[serde(default)]
+    pub id: Option<i64>,
+    /// `tab.windowId`.
+    #[serde(default)]
+    pub window_id: Option<i64>,
+    /// `tab.url`, absent (or empty) where the extension may not see it.
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+impl BrowserSender {
+    /// The facts the policy decides on.
+    pub fn facts(&self) -> Sender<'_> {
+        let tab_url = self.tab.as_ref().and_then(|tab| tab.url.as_deref());
+        Sender {
+            id: self.id.as_deref(),
+            url: self.url.as_deref(),
+            origin: self.origin.as_deref(),
+            frame_id: self.frame_id,
+            has_tab: self.tab.is_some(),
+            tab_url: Sender::visible_tab_url(tab_url),
+        }
+    }
+}
+
+impl Sender<'_> {
+    /// `sender.tab.url` as the policy reads it: an empty URL is one the
+    /// browser does not show, the same as none.
+    pub fn visible_tab_url(url: Option<&str>) -> Option<&str> {
+        url.filter(|url| !url.is_empty())
+    }
 }
 
 /// Why a sender was refused. Each reason has a stable name, the key of the

@@ -74,11 +74,7 @@ impl MessageSender {
             origin: self.origin.as_deref(),
             frame_id: self.frame_id,
             has_tab: self.tab.is_some(),
-            tab_url: self
-                .tab
-                .as_ref()
-                .map(|tab| tab.url.as_str())
-                .filter(|url| !url.is_empty()),
+            tab_url: protocol::sender_policy::Sender::visible_tab_url(self.tab.as_ref().map(|tab| tab.url.as_str())),
         }
     }
 }

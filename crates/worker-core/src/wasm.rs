@@ -8,6 +8,7 @@ use crate::platform::{
 };
 use crate::tabs;
 use crate::worker::Worker;
+use protocol::sender_policy::BrowserSender;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;
@@ -644,33 +645,18 @@ pub fn bootstrap() {
     spawn(bootstrap_serialized(Sequence::Repair));
 }
 
-/// `runtime.onMessage`'s `sender`, the fields the sender policy reads. A
-/// sender that does not read as this shape (a field of another type) is
-/// taken as unknown, which the policy refuses everything privileged.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ChromeSender {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    origin: Option<String>,
-    #[serde(default)]
-    frame_id: Option<i64>,
-    #[serde(default)]
-    tab: Option<ChromeTab>,
-}
-
-impl From<ChromeSender> for MessageSender {
-    fn from(sender: ChromeSender) -> MessageSender {
-        MessageSender {
-            id: sender.id,
-            url: sender.url,
-            origin: sender.origin,
-            frame_id: sender.frame_id,
-            tab: sender.tab.map(Tab::from),
-        }
+/// The worker keeps the sender's tab as a [`Tab`] (an unseen URL empty).
+fn message_sender(sender: BrowserSender) -> MessageSender {
+    MessageSender {
+        id: sender.id,
+        url: sender.url,
+        origin: sender.origin,
+        frame_id: sender.frame_id,
+        tab: sender.tab.map(|tab| Tab {
+            id: tab.id,
+            window_id: tab.window_id,
+            url: tab.url.unwrap_or_default(),
+        }),
     }
 }
 
@@ -687,9 +673,7 @@ impl From<ChromeSender> for MessageSender {
 /// spawned task.
 #[wasm_bindgen]
 pub fn handle_message(message: JsValue, sender: JsValue) -> js_sys::Promise {
-    let sender = from_js::<ChromeSender>(sender)
-        .map(MessageSender::from)
-        .unwrap_or_default();
+    let sender = from_js::<BrowserSender>(sender).map(message_sender).unwrap_or_default();
     let mut answer = Box::pin(async move {
         let request_id = js_sys::Reflect::get(&message, &JsValue::from_str("requestId"))
             .ok()

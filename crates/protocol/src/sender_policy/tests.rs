@@ -234,3 +234,47 @@ fn refusal_names_are_unique_camel_case() {
     names.dedup();
     assert_eq!(names.len(), Refusal::ALL.len());
 }
+
+/// The browser's `sender` objects, read as both adapters read them: what
+/// the policy is then given, and which shapes are not a sender at all.
+#[test]
+fn a_browser_sender_reads_as_the_facts_the_policy_takes() {
+    let read = |value: serde_json::Value| serde_json::from_value::<BrowserSender>(value);
+    let panel_in_tab = read(serde_json::json!({
+        "id": ID, "url": PANEL_URL, "origin": ORIGIN, "frameId": 0,
+        "tab": {"id": 30, "windowId": 1, "url": PANEL_URL, "active": true},
+        "documentId": "ignored",
+    }))
+    .expect("a sender");
+    assert_eq!(
+        panel_in_tab.facts(),
+        Sender {
+            id: Some(ID),
+            url: Some(PANEL_URL),
+            origin: Some(ORIGIN),
+            frame_id: Some(0),
+            has_tab: true,
+            tab_url: Some(PANEL_URL),
+        }
+    );
+    // A tab whose URL the extension may not see: absent or empty alike.
+    for tab in [serde_json::json!({"id": 4}), serde_json::json!({"id": 4, "url": ""})] {
+        let sender = read(serde_json::json!({"id": ID, "url": PAGE, "frameId": 0, "tab": tab})).expect("a sender");
+        let facts = sender.facts();
+        assert!(facts.has_tab);
+        assert_eq!(facts.tab_url, None, "{sender:?}");
+    }
+    assert_eq!(
+        read(serde_json::json!({})).expect("a sender").facts(),
+        Sender::default()
+    );
+    // Fields of another type: not a sender (the adapters take the default).
+    for bad in [
+        serde_json::json!({"id": 7}),
+        serde_json::json!({"id": ID, "frameId": "0"}),
+        serde_json::json!({"id": ID, "tab": {"url": 1}}),
+        serde_json::json!("sender"),
+    ] {
+        assert!(read(bad.clone()).is_err(), "{bad}");
+    }
+}

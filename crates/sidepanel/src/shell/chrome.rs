@@ -5,7 +5,7 @@
 
 use crate::app::BrowserTab;
 use crate::worker_client::{self, WorkerError};
-use protocol::sender_policy::Sender;
+use protocol::sender_policy::{BrowserSender, Sender};
 use protocol::{ErrorCode, MessageType};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -95,36 +95,6 @@ pub(crate) async fn active_tab() -> Option<BrowserTab> {
     })
 }
 
-/// `runtime.onMessage`'s `sender`, the fields the sender policy reads; one
-/// that does not read as this shape is unknown (and refused).
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct ChromeSender {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    origin: Option<String>,
-    #[serde(default)]
-    frame_id: Option<i64>,
-    #[serde(default)]
-    tab: Option<ChromeTab>,
-}
-
-impl ChromeSender {
-    fn facts(&self) -> Sender<'_> {
-        Sender {
-            id: self.id.as_deref(),
-            url: self.url.as_deref(),
-            origin: self.origin.as_deref(),
-            frame_id: self.frame_id,
-            has_tab: self.tab.is_some(),
-            tab_url: self.tab.as_ref().and_then(|tab| tab.url.as_deref()),
-        }
-    }
-}
-
 /// Calls `listener` with every runtime message, its sender and this
 /// extension's id; the listener decides (by the sender policy) and may hand
 /// back one warning for the console. The panel never answers: the listener
@@ -133,7 +103,7 @@ pub(crate) fn listen(mut listener: impl FnMut(&Value, &Sender<'_>, &str) -> Opti
     let runtime_id = RUNTIME_ID.with(JsValue::as_string).unwrap_or_default();
     let closure = Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(move |message: JsValue, sender: JsValue| {
         if let Some(value) = from_js::<Value>(message) {
-            let sender = from_js::<ChromeSender>(sender).unwrap_or_default();
+            let sender = from_js::<BrowserSender>(sender).unwrap_or_default();
             if let Some(warning) = listener(&value, &sender.facts(), &runtime_id) {
                 console_warn(&warning);
             }
