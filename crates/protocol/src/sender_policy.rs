@@ -119,23 +119,19 @@ pub struct BrowserSenderTab {
 impl BrowserSender {
     /// The facts the policy decides on.
     pub fn facts(&self) -> Sender<'_> {
-        let tab_url = self.tab.as_ref().and_then(|tab| tab.url.as_deref());
         Sender {
             id: self.id.as_deref(),
             url: self.url.as_deref(),
             origin: self.origin.as_deref(),
             frame_id: self.frame_id,
             has_tab: self.tab.is_some(),
-            tab_url: Sender::visible_tab_url(tab_url),
+            // An empty URL is one the browser does not show: the same as none.
+            tab_url: self
+                .tab
+                .as_ref()
+                .and_then(|tab| tab.url.as_deref())
+                .filter(|url| !url.is_empty()),
         }
-    }
-}
-
-impl Sender<'_> {
-    /// `sender.tab.url` as the policy reads it: an empty URL is one the
-    /// browser does not show, the same as none.
-    pub fn visible_tab_url(url: Option<&str>) -> Option<&str> {
-        url.filter(|url| !url.is_empty())
     }
 }
 

@@ -62,8 +62,8 @@ mod wasm;
 
 pub use cancel::{CallbackGuard, Cancellation, Cancelled};
 pub use platform::{
-    Clock, HttpRequest, HttpResponse, MessageSender, Messenger, NetRules, Network, NetworkError, Pages, Platform,
-    PlatformError, Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
+    BrowserSender, BrowserSenderTab, Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError,
+    Pages, Platform, PlatformError, Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 pub use tabs::{on_activated, on_history_state_updated, on_updated};
 pub use worker::Worker;

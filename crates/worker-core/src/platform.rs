@@ -46,38 +46,11 @@ pub struct Tab {
 }
 
 /// Who sent a runtime message (`chrome.runtime.onMessage`'s `sender`), as
-/// the browser names it. The browser fills it in, so, unlike the message, a
-/// page cannot choose it; whatever the adapter could not read stays `None`,
-/// and a sender without an id is refused everything
-/// (`protocol::sender_policy`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MessageSender {
-    /// `sender.id`: the extension the sender belongs to.
-    pub id: Option<String>,
-    /// `sender.url`: the sending document's (or worker's) URL.
-    pub url: Option<String>,
-    /// `sender.origin`: the sending document's origin.
-    pub origin: Option<String>,
-    /// `sender.frameId`: `0` for a tab's top frame.
-    pub frame_id: Option<i64>,
-    /// `sender.tab`, when a tab's content script (or an extension page
-    /// opened in a tab) sent the message.
-    pub tab: Option<Tab>,
-}
-
-impl MessageSender {
-    /// The facts the sender policy decides on.
-    pub(crate) fn facts(&self) -> protocol::sender_policy::Sender<'_> {
-        protocol::sender_policy::Sender {
-            id: self.id.as_deref(),
-            url: self.url.as_deref(),
-            origin: self.origin.as_deref(),
-            frame_id: self.frame_id,
-            has_tab: self.tab.is_some(),
-            tab_url: protocol::sender_policy::Sender::visible_tab_url(self.tab.as_ref().map(|tab| tab.url.as_str())),
-        }
-    }
-}
+/// the browser names it, in the one shape the panel reads too. The browser
+/// fills it in, so, unlike the message, a page cannot choose it; whatever
+/// the adapter could not read stays `None`, and a sender without an id is
+/// refused everything (`protocol::sender_policy`).
+pub use protocol::sender_policy::{BrowserSender, BrowserSenderTab};
 
 /// `chrome.tabs` and `chrome.sidePanel`.
 pub trait Tabs {

@@ -16,7 +16,7 @@
 //! for it.
 
 use crate::envelope::{self, RequestError};
-use crate::platform::{Clock, MessageSender, Messenger, Platform, Tabs};
+use crate::platform::{BrowserSender, Clock, Messenger, Platform, Tabs};
 use protocol::constants::{is_typst_app_url, project_of_url};
 use protocol::payloads::QuickAttachOrigin;
 use protocol::{ErrorCode, MessageType, limits};
@@ -77,7 +77,7 @@ impl QuickAttachQueue {
 }
 
 /// The tab and window of a sender, if it is a typst.app project tab.
-fn source_of(sender: &MessageSender) -> Result<(u64, u64), RequestError> {
+fn source_of(sender: &BrowserSender) -> Result<(u64, u64), RequestError> {
     let tab = sender.tab.as_ref();
     let id = |value: Option<i64>| value.and_then(|v| u64::try_from(v).ok());
     let (Some(tab_id), Some(window_id)) = (id(tab.and_then(|t| t.id)), id(tab.and_then(|t| t.window_id))) else {
@@ -86,7 +86,7 @@ fn source_of(sender: &MessageSender) -> Result<(u64, u64), RequestError> {
             "Quick attachment requires an originating tab and window.",
         ));
     };
-    let url = tab.map(|t| t.url.as_str()).unwrap_or_default();
+    let url = tab.and_then(|t| t.url.as_deref()).unwrap_or_default();
     if !is_typst_app_url(url) || project_of_url(url).is_none() {
         return Err(RequestError::new(
             ErrorCode::InvalidQuickAttachSource,
@@ -111,7 +111,7 @@ pub(crate) async fn dispatch<P: Platform>(
     p: &P,
     queue: &QuickAttachQueue,
     kind: MessageType,
-    sender: &MessageSender,
+    sender: &BrowserSender,
 ) -> Result<Value, RequestError> {
     let (tab_id, window_id) = source_of(sender)?;
     let origin = QuickAttachOrigin {

@@ -6,7 +6,7 @@
 //! instance (reported in `SESSION_STORAGE_STATUS` as `senderRefusals`).
 
 use crate::envelope::RequestError;
-use crate::platform::MessageSender;
+use crate::platform::BrowserSender;
 use protocol::sender_policy::{self, Receiver, Refusal};
 use protocol::{ErrorCode, MessageType};
 use serde_json::{Map, Value};
@@ -26,7 +26,7 @@ impl SenderGate {
     /// Admits `ty` from `sender` or refuses it (and counts the refusal).
     /// `message` is the raw runtime message: only its `type` is read, so a
     /// refused sender's payload is never parsed.
-    pub(crate) fn admit(&self, message: &Value, sender: &MessageSender, runtime_id: &str) -> Result<(), RequestError> {
+    pub(crate) fn admit(&self, message: &Value, sender: &BrowserSender, runtime_id: &str) -> Result<(), RequestError> {
         // An unknown type is the envelope check's to report; it routes nowhere.
         let Some(ty) = message
             .get("type")

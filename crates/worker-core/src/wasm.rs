@@ -3,12 +3,11 @@
 
 use crate::cancel::{CallbackGuard, Cancellation, Cancelled};
 use crate::platform::{
-    Clock, HttpRequest, HttpResponse, MessageSender, Messenger, NetRules, Network, NetworkError, Pages, Platform,
+    BrowserSender, Clock, HttpRequest, HttpResponse, Messenger, NetRules, Network, NetworkError, Pages, Platform,
     PlatformError, Registration, ResponseBody, Scripting, Storage, Tab, Tabs, World,
 };
 use crate::tabs;
 use crate::worker::Worker;
-use protocol::sender_policy::BrowserSender;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::cell::Cell;
@@ -645,24 +644,9 @@ pub fn bootstrap() {
     spawn(bootstrap_serialized(Sequence::Repair));
 }
 
-/// The worker keeps the sender's tab as a [`Tab`] (an unseen URL empty).
-fn message_sender(sender: BrowserSender) -> MessageSender {
-    MessageSender {
-        id: sender.id,
-        url: sender.url,
-        origin: sender.origin,
-        frame_id: sender.frame_id,
-        tab: sender.tab.map(|tab| Tab {
-            id: tab.id,
-            window_id: tab.window_id,
-            url: tab.url.unwrap_or_default(),
-        }),
-    }
-}
-
 /// `runtime.onMessage`: resolves with the response envelope, or `undefined`
 /// when the message is not the worker's to answer. `sender` is the browser's
-/// `MessageSender`; one that cannot be read counts as unknown.
+/// `BrowserSender`; one that cannot be read counts as unknown.
 ///
 /// The answer's first step runs here, inside the listener, rather than in a
 /// later microtask: Chrome lets `chrome.sidePanel.open` through only while
@@ -673,7 +657,7 @@ fn message_sender(sender: BrowserSender) -> MessageSender {
 /// spawned task.
 #[wasm_bindgen]
 pub fn handle_message(message: JsValue, sender: JsValue) -> js_sys::Promise {
-    let sender = from_js::<BrowserSender>(sender).map(message_sender).unwrap_or_default();
+    let sender = from_js::<BrowserSender>(sender).unwrap_or_default();
     let mut answer = Box::pin(async move {
         let request_id = js_sys::Reflect::get(&message, &JsValue::from_str("requestId"))
             .ok()

@@ -12,7 +12,7 @@ use crate::agent;
 use crate::bootstrap::StorageAccess;
 use crate::envelope::{self, Request, RequestError};
 use crate::integrations::{self, Integrations};
-use crate::platform::{MessageSender, NetRules, Platform};
+use crate::platform::{BrowserSender, NetRules, Platform};
 use crate::quick_attach::{self, QuickAttachQueue};
 use crate::recovery;
 use crate::recovery_tabs::RecoveryTabs;
@@ -84,7 +84,7 @@ impl<P: Platform> Worker<P> {
     /// of who sent it); `None` means the message is not the worker's to
     /// answer. The sender is checked against the type's rule before the
     /// payload is read.
-    pub async fn handle_message_from(&self, message: &Value, sender: &MessageSender) -> Option<Value> {
+    pub async fn handle_message_from(&self, message: &Value, sender: &BrowserSender) -> Option<Value> {
         let reply_id = envelope::reply_request_id(message)?;
         let needs = message
             .get("type")
@@ -118,12 +118,12 @@ impl<P: Platform> Worker<P> {
     /// state machine into this one function (over 200 KB of wasm), and the
     /// browser, which compiles a function the first time it runs, compiles
     /// all of it to answer a woken worker's first `LOAD_SETTINGS`.
-    async fn route(&self, request: Request, sender: &MessageSender) -> Result<Value, RequestError> {
+    async fn route(&self, request: Request, sender: &BrowserSender) -> Result<Value, RequestError> {
         let run_id = request.run_id.clone();
         self.answer(request.payload, run_id, sender).await
     }
 
-    fn answer<'a>(&'a self, payload: Payload, run_id: Option<String>, sender: &'a MessageSender) -> Answer<'a> {
+    fn answer<'a>(&'a self, payload: Payload, run_id: Option<String>, sender: &'a BrowserSender) -> Answer<'a> {
         let p = &self.platform;
         match payload {
             Payload::LoadTheme(_) => Box::pin(theme::load(p.storage())),

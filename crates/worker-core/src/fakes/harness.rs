@@ -11,7 +11,7 @@
 //! what they exercise.
 
 use super::{FakeBrowser, FakeClock, FakeNetwork, FakePlatform, FakeReply, Scripts, block_on, next_reply};
-use crate::platform::{HttpRequest, MessageSender, NetworkError, Pages, Platform, Tab};
+use crate::platform::{BrowserSender, HttpRequest, NetworkError, Pages, Platform, Tab};
 use crate::worker::Worker;
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
@@ -146,7 +146,7 @@ impl<G: Pages + 'static> Harness<G> {
 
     /// The typst.app tab's content script as the browser names it in
     /// `sender` (tab [`TAB`] of window 1).
-    pub(crate) fn tab_sender() -> MessageSender {
+    pub(crate) fn tab_sender() -> BrowserSender {
         super::top_frame_sender(Tab {
             id: Some(TAB),
             window_id: Some(1),
@@ -160,7 +160,7 @@ impl<G: Pages + 'static> Harness<G> {
         kind: &str,
         run_id: Option<&str>,
         payload: Value,
-        sender: MessageSender,
+        sender: BrowserSender,
     ) -> Pending {
         self.next += 1;
         let mut message = json!({"type": kind, "requestId": format!("req-{}", self.next), "payload": payload});

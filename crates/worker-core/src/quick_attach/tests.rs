@@ -3,7 +3,7 @@
 //! the sender's window, and a drain takes one window's events once.
 
 use crate::fakes::{EXTENSION_ID, FakePlatform, block_on, content_sender, panel_sender, top_frame_sender};
-use crate::platform::{MessageSender, Tab};
+use crate::platform::{BrowserSender, Tab};
 use crate::worker::Worker;
 use serde_json::{Value, json};
 
@@ -14,7 +14,7 @@ fn worker() -> Worker<FakePlatform> {
 }
 
 /// The content script in the top frame of tab `id` of window `window_id`.
-fn from_tab(id: i64, window_id: i64, url: &str) -> MessageSender {
+fn from_tab(id: i64, window_id: i64, url: &str) -> BrowserSender {
     top_frame_sender(tab(id, Some(window_id), url))
 }
 
@@ -26,12 +26,12 @@ fn tab(id: i64, window_id: Option<i64>, url: &str) -> Tab {
     }
 }
 
-fn panel() -> MessageSender {
+fn panel() -> BrowserSender {
     panel_sender(EXTENSION_ID)
 }
 
 /// The answer payload of `kind` with `payload`, sent by `sender`.
-fn send(worker: &Worker<FakePlatform>, kind: &str, payload: Value, sender: &MessageSender) -> Value {
+fn send(worker: &Worker<FakePlatform>, kind: &str, payload: Value, sender: &BrowserSender) -> Value {
     let message = json!({"type": kind, "requestId": "quick-req", "payload": payload});
     let reply = block_on(worker.handle_message_from(&message, sender)).unwrap_or_default();
     assert_eq!(reply["requestId"], json!("quick-req"), "{reply}");
@@ -110,7 +110,7 @@ fn senders_that_are_not_typst_project_tabs_are_refused_and_nothing_happens() {
     let hidden_tab_url = content_sender(tab(4, Some(1), ""), PROJECT_URL, 0);
     let sub_frame = content_sender(tab(4, Some(1), PROJECT_URL), "https://typst.app/embed", 2);
     for (sender, code) in [
-        (MessageSender::default(), "SENDER_NOT_ALLOWED"),
+        (BrowserSender::default(), "SENDER_NOT_ALLOWED"),
         (panel(), "SENDER_NOT_ALLOWED"),
         (sub_frame, "SENDER_NOT_ALLOWED"),
         (no_window, "QUICK_ATTACH_SOURCE_MISSING"),

@@ -4,7 +4,7 @@
 //! and each refusal is counted; the panel's same requests are served.
 
 use crate::fakes::{EXTENSION_ID, FakePlatform, block_on, content_sender, panel_sender, top_frame_sender};
-use crate::platform::{MessageSender, Tab};
+use crate::platform::{BrowserSender, BrowserSenderTab, Tab};
 use crate::worker::Worker;
 use protocol::constants::storage_keys;
 use serde_json::{Value, json};
@@ -23,7 +23,7 @@ fn typst_tab() -> Tab {
     }
 }
 
-fn send(worker: &Worker<FakePlatform>, kind: &str, payload: Value, sender: &MessageSender) -> Value {
+fn send(worker: &Worker<FakePlatform>, kind: &str, payload: Value, sender: &BrowserSender) -> Value {
     let message = json!({"type": kind, "requestId": "gate-1", "runId": "run-1", "payload": payload});
     let reply = block_on(worker.handle_message_from(&message, sender)).expect("answered");
     assert_eq!(reply["requestId"], json!("gate-1"), "{reply}");
@@ -95,10 +95,10 @@ fn a_content_script_is_refused_every_privileged_request_and_changes_nothing() {
     let senders = [
         ("top frame", top_frame_sender(typst_tab())),
         ("sub-frame", content_sender(typst_tab(), "https://typst.app/embed", 4)),
-        ("no sender", MessageSender::default()),
+        ("no sender", BrowserSender::default()),
         (
             "other extension",
-            MessageSender {
+            BrowserSender {
                 id: Some("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz".to_owned()),
                 ..panel_sender("zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz")
             },
@@ -149,11 +149,11 @@ fn the_payload_of_a_refused_sender_is_never_read() {
 #[test]
 fn the_panel_and_an_extension_page_in_a_tab_are_served() {
     let worker = worker();
-    let in_tab = MessageSender {
-        tab: Some(Tab {
+    let in_tab = BrowserSender {
+        tab: Some(BrowserSenderTab {
             id: Some(30),
             window_id: Some(1),
-            url: format!("chrome-extension://{EXTENSION_ID}/src/sidepanel/index.html"),
+            url: Some(format!("chrome-extension://{EXTENSION_ID}/src/sidepanel/index.html")),
         }),
         frame_id: Some(0),
         ..panel_sender(EXTENSION_ID)
