@@ -17,7 +17,7 @@
 
 use crate::envelope::{self, RequestError};
 use crate::platform::{BrowserSender, Clock, Messenger, Platform, Tabs};
-use protocol::constants::{is_typst_app_url, project_of_url};
+use protocol::constants::project_of_url;
 use protocol::payloads::QuickAttachOrigin;
 use protocol::{ErrorCode, MessageType, limits};
 use serde_json::{Value, json};
@@ -87,7 +87,7 @@ fn source_of(sender: &BrowserSender) -> Result<(u64, u64), RequestError> {
         ));
     };
     let url = tab.and_then(|t| t.url.as_deref()).unwrap_or_default();
-    if !is_typst_app_url(url) || project_of_url(url).is_none() {
+    if project_of_url(url).is_none() {
         return Err(RequestError::new(
             ErrorCode::InvalidQuickAttachSource,
             "Quick attachment is accepted only from a typst.app project tab.",

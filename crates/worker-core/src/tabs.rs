@@ -52,7 +52,7 @@ pub(crate) async fn open_project(tabs: &impl Tabs, request: &ProjectRef) -> Resu
     let active = tabs.active().await.ok().flatten().and_then(|tab| tab.id);
     let mut showing: Vec<&Tab> = all
         .iter()
-        .filter(|tab| tab.id.is_some() && is_typst_app_url(&tab.url) && project_of_url(&tab.url) == Some(&segment))
+        .filter(|tab| tab.id.is_some() && project_of_url(&tab.url) == Some(&segment))
         .collect();
     protocol::js::sort_by(&mut showing, |a, b| (a.id != active).cmp(&(b.id != active)));
     if let Some((tab, id)) = showing.first().and_then(|tab| tab.id.map(|id| (tab, id))) {

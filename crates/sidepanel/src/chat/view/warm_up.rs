@@ -8,7 +8,6 @@
 
 use super::html_sink::rendered_fragment;
 use crate::chat::incremental::{Finished, IncrementalMarkdown};
-use crate::chat::markdown::render;
 use crate::chat::warm_up::SAMPLES;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -30,8 +29,9 @@ fn schedule(index: usize) {
     let _ = window.request_idle_callback(callback.unchecked_ref());
 }
 
-/// The path a streamed text takes: commits, then the tail (or the whole
-/// text, should the split path refuse it).
+/// The path a streamed text takes: commits, then the tail (every sample
+/// takes it; `chat::warm_up`'s tests check that none falls back to a whole
+/// render).
 fn render_sample(sample: &str) {
     let mut markdown = IncrementalMarkdown::new();
     markdown.push(sample);
@@ -42,11 +42,7 @@ fn render_sample(sample: &str) {
             break;
         }
     }
-    let html = match markdown.finish() {
-        Finished::Tail(html) => Ok(html),
-        Finished::Whole(text) => render(&text),
-    };
-    if let Ok(html) = html {
+    if let Finished::Tail(html) = markdown.finish() {
         let _ = rendered_fragment(&html);
     }
 }
