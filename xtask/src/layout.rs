@@ -12,7 +12,8 @@ use std::path::PathBuf;
 pub enum Source {
     /// Copied from this path, relative to the workspace root.
     Repo(&'static str),
-    /// Produced by the wasm build (wasm-bindgen output after wasm-opt).
+    /// Produced by the wasm build: wasm-bindgen output after wasm-opt, and
+    /// the digests of the wasm files ([`DIGESTS_PATH`]).
     Wasm,
 }
 
@@ -54,6 +55,10 @@ pub const SHIPPED: &[Shipped] = &[
     repo("src/sidepanel/chat.css", "extension/src/sidepanel/chat.css"),
     repo("src/sidepanel/sidepanel.js", "extension/src/sidepanel/sidepanel.js"),
     repo(
+        "src/background/wasm-loader.js",
+        "extension/src/background/wasm-loader.js",
+    ),
+    repo(
         "src/content/protocol-constants.js",
         "extension/src/content/protocol-constants.js",
     ),
@@ -73,7 +78,12 @@ pub const SHIPPED: &[Shipped] = &[
     wasm("src/wasm/worker_core_bg.wasm"),
     wasm("src/wasm/sidepanel.js"),
     wasm("src/wasm/sidepanel_bg.wasm"),
+    wasm(DIGESTS_PATH),
 ];
+
+/// The build's SHA-256 of each wasm file, for the wasm loader
+/// (`extension/src/background/wasm-loader.js`) to key its Cache Storage copy with.
+pub const DIGESTS_PATH: &str = "src/wasm/digests.js";
 
 /// Files shipped for people, not referenced by the extension itself.
 pub const DOCUMENTS: &[&str] = &["LICENSE", "PRIVACY.md"];

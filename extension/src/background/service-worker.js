@@ -13,6 +13,7 @@
  * that arrives while the module loads (see openPanelWhileLoading).
  */
 import init, * as core from '../wasm/worker_core.js';
+import { compileWasm } from './wasm-loader.js';
 // The wire names the shim writes itself (the response type, the code of a
 // failed call), generated from the Rust `protocol` crate like the page's.
 import '../content/protocol-constants.js';
@@ -36,8 +37,10 @@ function runWaiting() {
 // same turn: start() marks the start-up sequence begun, so each waiting
 // message sees what its answer must wait for, and the sequence's side work
 // (tabs, panels, rules) waits for the storage answers among them (the order
-// is decided in Rust: worker-core's startup module).
-init({ module_or_path: new URL('../wasm/worker_core_bg.wasm', import.meta.url) }).then(
+// is decided in Rust: worker-core's startup module). The module is compiled
+// from a copy in Cache Storage, which answers a just-woken worker faster than
+// its own package does (wasm-loader.js).
+init({ module_or_path: compileWasm(new URL('../wasm/worker_core_bg.wasm', import.meta.url)) }).then(
   () => {
     state = 'ready';
     try {
