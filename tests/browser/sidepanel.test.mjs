@@ -1,7 +1,7 @@
 // The real side panel (opened with chrome.sidePanel.open, not a tab): the Rust UI
 // renders, follows the saved theme, and gates on the active tab being typst.app
 // (the banner off typst.app, the notice on typst.app without a project), with
-// no axe-core violations in either state.
+// no axe-core violations in either state; its page preloads the wasm.
 
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +46,28 @@ forEachBuild('side panel', get => {
       return element?.hidden === true ? { hidden: true, visible: element.checkVisibility() } : null;
     }, undefined, { message: '#tab-gate-banner to be hidden on the typst.app tab' });
     assert.deepEqual(banner, { hidden: true, visible: false });
+    await panel.close();
+    await fixture.page.close();
+  });
+
+  it('asks for its wasm glue and module once each, from the page itself, not after its script ran', async () => {
+    const h = get();
+    const { fixture, panel } = await openBesideFixture(h);
+    const requested = [];
+    const onRequest = event => requested.push({ url: event.request.url, initiator: event.initiator?.type });
+    panel.session.on('Network.requestWillBeSent', onRequest);
+    try {
+      await panel.session.send('Network.enable');
+      await panel.reload();
+      await panel.waitForReady();
+    } finally {
+      panel.session.off('Network.requestWillBeSent', onRequest);
+      await panel.session.send('Network.disable');
+    }
+    for (const file of ['src/wasm/sidepanel.js', 'src/wasm/sidepanel_bg.wasm']) {
+      const asked = requested.filter(request => request.url === `${h.extensionOrigin}/${file}`);
+      assert.deepEqual(asked.map(request => request.initiator), ['parser'], `${file}: ${JSON.stringify(requested)}`);
+    }
     await panel.close();
     await fixture.page.close();
   });
