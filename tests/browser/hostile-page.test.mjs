@@ -24,8 +24,11 @@ const FIXTURE_FILE = {
   confidence: 'high'
 };
 
-/** Longest page error text the bridge relays (LIMITS.MAX_PAGE_ERROR_CHARS). */
-const MAX_PAGE_ERROR_CHARS = 2000;
+// The generated constants the page scripts load (it sets a global and exports nothing).
+await import('../../extension/src/content/protocol-constants.js');
+
+/** Longest page error text the bridge relays, as the page scripts read it. */
+const { MAX_PAGE_ERROR_CHARS } = globalThis.__typstAgentProtocolConstants.LIMITS;
 
 /** Codes a hostile answer may end in: each says what was wrong with it. */
 const CLEAR_CODES = ['PAGE_REQUEST_FAILED', 'INVALID_PAGE_RESPONSE', 'PAGE_ANSWER_TOO_LARGE', 'PAGE_ANSWER_MALFORMED'];
