@@ -1,7 +1,8 @@
 // The chat area of the real side panel: hostile Markdown stays inert (stored
 // history and a streamed answer), a streamed answer shows reasoning, text and
 // tool blocks in arrival order, a long answer rendered block by block while it
-// streams ends in the DOM its saved chat renders, a preflight banner offers Check again / Skip and
+// streams ends in the DOM its saved chat renders, a long answer is drawn only
+// near the view while the chat keeps to its end, a preflight banner offers Check again / Skip and
 // disappears, "Jump to latest" appears when the user has scrolled away, and the
 // render cost of a 100 KB answer in 2,000 deltas is reported (never asserted).
 //
@@ -64,10 +65,15 @@ const HOSTILE_MARKDOWN = [
 function auditChat(allowed) {
   const messages = document.getElementById('messages');
   const contents = [...(messages?.querySelectorAll('.msg-assistant .msg-content') ?? [])];
-  const inside = contents.flatMap(content => [...content.querySelectorAll('*')]);
+  // The panel's own structure: an answer's blocks sit in block groups
+  // (div.msg-blocks, nothing but the class); the Markdown is what they hold.
+  const groups = contents.flatMap(content => [...content.children]);
+  const inside = groups.flatMap(group => [...group.querySelectorAll('*')]);
   const everything = [...(messages?.querySelectorAll('*') ?? [])];
   return {
     contents: contents.length,
+    notGroups: groups.filter(group => group.tagName !== 'DIV' || group.className !== 'msg-blocks' || group.attributes.length !== 1)
+      .map(group => group.outerHTML.slice(0, 80)),
     text: contents.map(content => content.textContent).join('\n'),
     forbiddenTags: inside.map(e => e.tagName).filter(tag => !allowed.includes(tag)),
     attributesOffLinks: inside.filter(e => e.tagName !== 'A' && e.attributes.length > 0).map(e => e.outerHTML.slice(0, 80)),
@@ -86,6 +92,7 @@ function auditChat(allowed) {
 
 function assertInert(audit, label) {
   assert.ok(audit.contents > 0, `${label}: an assistant answer was rendered`);
+  assert.deepEqual(audit.notGroups, [], `${label}: only block groups hold the Markdown`);
   assert.deepEqual(audit.forbiddenTags, [], `${label}: only Markdown elements`);
   assert.deepEqual(audit.attributesOffLinks, [], `${label}: attributes only on links`);
   assert.deepEqual(audit.handlers, [], `${label}: no on* attributes`);
@@ -217,10 +224,16 @@ forEachBuild('panel chat', get => {
     const { fixture, panel } = await openPanel(h);
     await send(panel, 'Answer with the long sample.');
     await waitForAnswer(panel, 1, 'the long streamed answer to finish');
-    const contentHtml = () => [...document.querySelectorAll('#messages .msg-assistant .msg-content')].map(node => node.innerHTML);
+    // Each answer's Markdown as one text: the block groups' contents in order
+    // (where a group starts depends on how the text arrived).
+    const contentHtml = () => [...document.querySelectorAll('#messages .msg-assistant .msg-content')]
+      .map(node => [...node.children].map(group => group.innerHTML).join(''));
     const streamed = await panel.evaluate(contentHtml);
+    const groups = await panel.evaluate(() => document.querySelectorAll('#messages .msg-assistant .msg-blocks').length);
+    assert.ok(groups > 1, `a long answer is shown in several block groups (${groups})`);
     const audit = await panel.evaluate(auditChat, MARKDOWN_TAGS);
-    assert.deepEqual([audit.forbiddenTags, audit.attributesOffLinks, audit.handlers, audit.badHrefs], [[], [], [], []]);
+    assert.deepEqual([audit.notGroups, audit.forbiddenTags, audit.attributesOffLinks, audit.handlers, audit.badHrefs],
+      [[], [], [], [], []]);
     assert.equal(audit.styled, 0, 'no style attributes');
     assert.equal(audit.ran, null, 'nothing executed');
     assert.match(audit.text, /<div onclick=/, 'raw HTML shown as text');
@@ -235,6 +248,85 @@ forEachBuild('panel chat', get => {
     assert.equal(streamed.length, 1, 'one text segment');
     assert.ok(streamed[0].includes('<table>') && streamed[0].includes('<h2>'), 'the streamed answer is Markdown');
     assert.deepEqual(streamed, stored, 'the streamed DOM equals the whole render of the saved answer');
+    await again.close();
+    await fixture.page.close();
+  });
+
+  it('lays out a long answer only near the view, and keeps the chat at its end while streaming and when reopened', async () => {
+    const h = harness();
+    await useFixtureModel(h, endpoint);
+    const unit = 'A paragraph of the long answer with **bold**, `code` and a [link](https://typst.app/docs/).\n\n';
+    // It ends in a long code block: the last group is then taller than the
+    // height a group is given until it is first drawn.
+    const answer = `${unit.repeat(600)}The last paragraph.\n\n\`\`\`\n${'a line of code\n'.repeat(150)}\`\`\``;
+    endpoint.setScript(() => [step.content(answer, { chunks: 300 }), step.finish('stop')]);
+    const { fixture, panel } = await openPanel(h);
+    // Samples every frame while the answer streams: the chat must stay at
+    // its end throughout, however block groups change size when drawn.
+    await panel.evaluate(() => {
+      window.__follow = { frames: 0, away: 0 };
+      const messages = document.getElementById('messages');
+      const sample = () => {
+        if (document.querySelector('#messages .msg-assistant.streaming .msg-blocks')) {
+          window.__follow.frames += 1;
+          if (messages.scrollHeight - messages.scrollTop - messages.clientHeight > 72) window.__follow.away += 1;
+        }
+        requestAnimationFrame(sample);
+      };
+      requestAnimationFrame(sample);
+    });
+    await send(panel, 'Answer at length.');
+    await waitForAnswer(panel, 1, 'the long answer to finish');
+    // One frame for the observer that keeps a following chat at the bottom.
+    const atEnd = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
+      const messages = document.getElementById('messages');
+      const groups = [...messages.querySelectorAll('.msg-assistant:last-child .msg-blocks')];
+      const drawn = group => group.firstElementChild.checkVisibility({ contentVisibilityAuto: true });
+      const last = groups[groups.length - 1];
+      const lastRect = last.getBoundingClientRect();
+      const view = messages.getBoundingClientRect();
+      done({
+        gap: messages.scrollHeight - messages.scrollTop - messages.clientHeight,
+        jumpHidden: document.getElementById('jump-latest').hidden,
+        groups: groups.length,
+        firstDrawn: drawn(groups[0]),
+        lastDrawn: drawn(last),
+        lastInView: lastRect.bottom > view.top && lastRect.top < view.bottom,
+        paragraphs: messages.querySelectorAll('.msg-assistant:last-child .msg-content p').length,
+      });
+    })));
+    const streamed = await panel.evaluate(atEnd);
+    const follow = await panel.evaluate(() => window.__follow);
+    assert.ok(follow.frames > 0, 'frames were sampled while the answer streamed');
+    assert.equal(follow.away, 0, `the chat followed the stream in all ${follow.frames} frames`);
+    assert.ok(streamed.groups >= 10, `the answer is in many block groups (${streamed.groups})`);
+    assert.deepEqual({ ...streamed, groups: 0 }, {
+      gap: streamed.gap <= 2 ? streamed.gap : 'more than 2 px', jumpHidden: true, groups: 0,
+      firstDrawn: false, lastDrawn: true, lastInView: true, paragraphs: 601,
+    }, 'the streamed answer ends at the bottom; its first group, far above, is not drawn');
+    await assertAccessible(panel, 'a long answer in block groups');
+    await panel.close();
+
+    // The saved chat opens at its end too, drawing only what is near it.
+    const { windowId } = await h.tabInfo(fixture.tabId);
+    const again = await h.openSidePanel({ windowId });
+    await again.waitForReady();
+    await again.waitFor(() => document.querySelectorAll('#messages .msg-assistant .msg-blocks').length > 0,
+      undefined, { message: 'the saved answer to render' });
+    const reopened = await again.evaluate(atEnd);
+    assert.deepEqual({ ...reopened, groups: 0 }, {
+      gap: reopened.gap <= 2 ? reopened.gap : 'more than 2 px', jumpHidden: true, groups: 0,
+      firstDrawn: false, lastDrawn: true, lastInView: true, paragraphs: 601,
+    }, 'the reopened chat is at its end; its first group is not drawn');
+    // Scrolled to the top, the first group is drawn and the chat stays there.
+    await again.evaluate(() => { document.getElementById('messages').scrollTop = 0; });
+    const top = await again.waitFor(() => {
+      const messages = document.getElementById('messages');
+      const first = messages.querySelector('.msg-assistant .msg-blocks');
+      return first.firstElementChild.checkVisibility({ contentVisibilityAuto: true })
+        ? { atTop: messages.scrollTop < 10, jumpHidden: document.getElementById('jump-latest').hidden } : null;
+    }, undefined, { timeout: 5_000, message: 'the first block group to be drawn at the top' });
+    assert.deepEqual(top, { atTop: true, jumpHidden: true }, 'the chat stays where the reader scrolled');
     await again.close();
     await fixture.page.close();
   });

@@ -28,8 +28,12 @@ use std::collections::VecDeque;
 
 /// Source bytes one commit renders at most (a single longer block is still
 /// rendered whole): a 100 KB answer that arrives in one batch is shown over
-/// several frames, each a short task, instead of in one long one.
-pub(crate) const COMMIT_BUDGET_BYTES: usize = 8 * 1024;
+/// several frames, each a short task, instead of in one long one. The
+/// view's clock usually stops a commit first; this bounds what one frame
+/// inserts. It can be this large because the browser lays out only the
+/// block groups near the view (`chat::block_groups`): fewer, larger frames
+/// cost less than many small ones, each of which lays out and paints.
+pub(crate) const COMMIT_BUDGET_BYTES: usize = 32 * 1024;
 
 /// Source bytes one render call takes at most within a commit (a single
 /// longer block is still rendered whole): the unit in which a commit
@@ -46,20 +50,38 @@ pub(crate) const SCAN_BYTES: usize = 16 * 1024;
 /// panel, a counting wrapper of it in tests.
 pub(crate) type RenderFn = fn(&str) -> Result<String, MarkdownError>;
 
+/// What one render call made: the sanitised, audited HTML of some
+/// consecutive top-level blocks, and the bytes of source they came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RenderedSlice {
+    pub(crate) html: String,
+    pub(crate) source_len: usize,
+}
+
 /// Blocks that closed since the last commit, rendered once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Commit {
-    /// Their sanitised, audited HTML, to append after earlier commits.
-    pub(crate) html: String,
+    /// Their slices in order, to append after earlier commits (the view
+    /// groups them by slice: `chat::block_groups`).
+    pub(crate) slices: Vec<RenderedSlice>,
     /// Closed blocks remain past the budget: commit again next frame.
     pub(crate) more: bool,
+}
+
+#[cfg(test)]
+impl Commit {
+    /// The commit's HTML as one string.
+    pub(crate) fn html(&self) -> String {
+        self.slices.iter().map(|slice| slice.html.as_str()).collect()
+    }
 }
 
 /// What the end of the text needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Finished {
-    /// Append this HTML (the blocks still open) after the commits.
-    Tail(String),
+    /// Append this slice (the blocks still open; empty when nothing is
+    /// left) after the commits.
+    Tail(RenderedSlice),
     /// Replace every commit with the render of this whole text: a reference
     /// definition may change earlier blocks, or a render was refused (the
     /// whole text is then refused too and shown as plain text).
@@ -163,10 +185,9 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
         }
         self.scan();
         let budget_end = self.committed + COMMIT_BUDGET_BYTES;
-        let mut html = String::new();
-        let mut rendered = false;
+        let mut slices = Vec::new();
         while let Some(&first) = self.starts.front() {
-            if rendered && (first > budget_end || !more_time()) {
+            if !slices.is_empty() && (first > budget_end || !more_time()) {
                 break;
             }
             let limit = (self.committed + SLICE_BYTES).min(budget_end);
@@ -176,10 +197,12 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
                 self.starts.pop_front();
             }
             match (self.render)(&self.source[self.committed..cut]) {
-                Ok(part) => {
-                    html.push_str(&part);
+                Ok(html) => {
+                    slices.push(RenderedSlice {
+                        html,
+                        source_len: cut - self.committed,
+                    });
                     self.committed = cut;
-                    rendered = true;
                 }
                 Err(_) => {
                     // The end renders the whole text; what this commit
@@ -189,8 +212,8 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
                 }
             }
         }
-        rendered.then_some(Commit {
-            html,
+        (!slices.is_empty()).then_some(Commit {
+            slices,
             more: !self.whole && (!self.starts.is_empty() || self.scan_pending),
         })
     }
@@ -231,10 +254,16 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
         }
         let tail = &self.source[self.committed..];
         if tail.is_empty() {
-            return Finished::Tail(String::new());
+            return Finished::Tail(RenderedSlice {
+                html: String::new(),
+                source_len: 0,
+            });
         }
         match (self.render)(tail) {
-            Ok(html) => Finished::Tail(html),
+            Ok(html) => Finished::Tail(RenderedSlice {
+                html,
+                source_len: tail.len(),
+            }),
             Err(_) => Finished::Whole(self.source.clone()),
         }
     }

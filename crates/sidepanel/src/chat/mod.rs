@@ -6,7 +6,8 @@
 //!
 //! Plain Rust decides (tested natively): [`markdown`] (Markdown → sanitised
 //! HTML), [`incremental`] (which blocks of a streaming text are closed and
-//! rendered in a frame), [`model`] (the streaming state machine over
+//! rendered in a frame), [`block_groups`] (which rendered blocks share a
+//! group the browser may skip while it is off screen), [`model`] (the streaming state machine over
 //! protocol's saved answer record, whose entry is the saved display message)
 //! and [`labels`] (every text a block shows). The wasm-only `view/` mirrors those decisions into
 //! DOM nodes; its `html_sink.rs` is the panel's only HTML sink.
@@ -69,7 +70,10 @@
 //!   into an open "Thinking" block that collapses into "Thought".
 //! - The chat follows new output only while the user is within 72 px of the
 //!   bottom; otherwise `#jump-latest` appears, and scrolling back down or
-//!   clicking it hides it again.
+//!   clicking it hides it again. A rendered answer's blocks sit in block
+//!   groups (`div.msg-blocks`) that the browser skips while they are far off
+//!   screen; a following chat stays at the bottom when one of them is drawn
+//!   at its real height.
 //! - An answer shows a recovery control when it holds an editor-write
 //!   receipt (its latest one: Revert, Try revert again, Changes reverted or
 //!   Revert unavailable) and, for the latest complete answer only, a
@@ -89,6 +93,7 @@
 //! for the cost itself. The worker batches deltas every 32 ms, so the panel
 //! sees roughly one `AI_STREAM_BATCH` per batch window, not 2,000 messages.
 
+mod block_groups;
 mod incremental;
 mod labels;
 mod markdown;

@@ -60,7 +60,15 @@ fn stream(chunks: &[&str]) -> (Result<String, MarkdownError>, Vec<String>) {
     for chunk in chunks {
         markdown.push(chunk);
         if let Some(commit) = markdown.commit() {
-            shown.push_str(&commit.html);
+            shown.push_str(&commit.html());
+            // Each slice is one render call, and says how much source it took.
+            let calls = rendered.borrow();
+            let lens: Vec<usize> = calls[calls.len() - commit.slices.len()..]
+                .iter()
+                .map(String::len)
+                .collect();
+            let said: Vec<usize> = commit.slices.iter().map(|slice| slice.source_len).collect();
+            assert_eq!(said, lens, "chunks {chunks:?}");
         }
         // The inert text continues exactly where the rendered text ends.
         let committed = markdown.committed_len();
@@ -73,10 +81,10 @@ fn stream(chunks: &[&str]) -> (Result<String, MarkdownError>, Vec<String>) {
     let full = chunks.concat();
     markdown.end(&full);
     while let Some(commit) = markdown.commit() {
-        shown.push_str(&commit.html);
+        shown.push_str(&commit.html());
     }
     let out = match markdown.finish() {
-        Finished::Tail(html) => Ok(shown + &html),
+        Finished::Tail(tail) => Ok(shown + &tail.html),
         Finished::Whole(text) => {
             assert_eq!(text, full);
             render(&text)
@@ -250,7 +258,7 @@ fn commits_report_the_source_they_take_from_the_tail() {
     let commit = markdown.commit().expect("one closed block");
     assert_eq!(markdown.committed_len(), "é 🎉\n\n".len());
     assert_eq!(markdown.shown(), "next\n\nopen");
-    assert_eq!(commit.html, render("é 🎉\n\n").expect("renders"));
+    assert_eq!(commit.html(), render("é 🎉\n\n").expect("renders"));
     assert!(!commit.more);
     // Nothing new: no parse, no commit.
     assert_eq!(markdown.commit(), None);
@@ -290,7 +298,10 @@ fn a_backlog_is_committed_within_the_budget_and_the_end_closes_the_last_line() {
     assert!(!last.more);
     assert_eq!(
         markdown.finish(),
-        Finished::Tail(render("last line, no newline").expect("renders"))
+        Finished::Tail(RenderedSlice {
+            html: render("last line, no newline").expect("renders"),
+            source_len: "last line, no newline".len(),
+        })
     );
 }
 
@@ -311,7 +322,7 @@ fn a_commit_out_of_time_renders_one_slice_and_the_slices_add_up_to_the_whole_ren
     let mut shown = String::new();
     // No time left: every commit is exactly one slice, one render call.
     while let Some(commit) = markdown.commit_until(|| false) {
-        shown.push_str(&commit.html);
+        shown.push_str(&commit.html());
         let last = rendered.borrow().last().cloned().unwrap_or_default();
         assert!(last.len() <= SLICE_BYTES, "a slice of {} bytes", last.len());
         assert_eq!(rendered.borrow().concat().len(), markdown.committed_len());
@@ -323,7 +334,7 @@ fn a_commit_out_of_time_renders_one_slice_and_the_slices_add_up_to_the_whole_ren
     let Finished::Tail(tail) = markdown.finish() else {
         panic!("no definition, no refusal: the tail is rendered alone");
     };
-    assert_eq!(shown + &tail, render(&answer).expect("renders"));
+    assert_eq!(shown + &tail.html, render(&answer).expect("renders"));
     // With time, one commit takes several slices, up to the budget.
     let mut timed = IncrementalMarkdown::new();
     timed.push(&answer);
@@ -353,7 +364,7 @@ fn a_refusal_after_rendered_slices_keeps_them_and_ends_in_the_whole_render() {
     let answer = paragraph.repeat(6);
     markdown.push(&answer);
     let commit = markdown.commit_until(|| true).expect("the first slice rendered");
-    assert_eq!(commit.html, render(&paragraph).expect("renders"));
+    assert_eq!(commit.html(), render(&paragraph).expect("renders"));
     assert!(!commit.more);
     assert_eq!(markdown.commit_until(|| true), None);
     assert_eq!(markdown.finish(), Finished::Whole(answer));
@@ -372,7 +383,7 @@ fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_t
     markdown.push(&answer);
     let mut shown = String::new();
     let first = markdown.commit().expect("closed blocks");
-    shown.push_str(&first.html);
+    shown.push_str(&first.html());
     assert!(first.more);
     // The first scan read about SCAN_BYTES, not the whole answer: the rest
     // waits, and none of it is shown as text meanwhile.
@@ -384,7 +395,7 @@ fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_t
     assert_eq!(markdown.shown(), "");
     let mut commits = 1;
     while let Some(commit) = markdown.commit() {
-        shown.push_str(&commit.html);
+        shown.push_str(&commit.html());
         commits += 1;
         if !commit.more {
             break;
@@ -398,11 +409,11 @@ fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_t
     assert!(rendered.borrow().iter().any(|source| source.contains(&code)));
     markdown.end(&answer);
     while let Some(commit) = markdown.commit() {
-        shown.push_str(&commit.html);
+        shown.push_str(&commit.html());
     }
     let Finished::Tail(tail) = markdown.finish() else {
         panic!("no definition, no refusal: the tail is rendered alone");
     };
-    assert_eq!(shown + &tail, render(&answer).expect("renders"));
+    assert_eq!(shown + &tail.html, render(&answer).expect("renders"));
     assert_eq!(rendered.borrow().concat(), answer);
 }

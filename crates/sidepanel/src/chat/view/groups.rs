@@ -1,7 +1,7 @@
 //! Stored messages as elements: a user message with its attachment pills,
 //! and an assistant answer rebuilt from its segments.
 
-use super::html_sink::render_markdown_into;
+use super::block_groups::render_grouped_into;
 use super::reasoning::reasoning_block;
 use super::tool_block::tool_block;
 use crate::chat::labels;
@@ -71,7 +71,7 @@ pub(super) fn assistant_group(message: &Value) -> Element {
             }
             Segment::Text(text) => {
                 let content = el("div").class("msg-content").build();
-                render_markdown_into(&content, &text);
+                render_grouped_into(&content, &text);
                 let _ = body.append_child(&content);
             }
         }

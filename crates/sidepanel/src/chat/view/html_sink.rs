@@ -6,44 +6,27 @@
 //! passed through that same function). A `<template>` element
 //! parses that string inertly (no script runs, nothing loads), then every
 //! element of the result is audited a second time against the same
-//! allowlist before the fragment is adopted into the page; anything refused
-//! at any step is shown as plain text instead. No other code in the panel
-//! assigns an HTML string: everything else goes in as text nodes.
+//! allowlist; only then does `block_groups.rs` adopt the fragment into the
+//! page. Anything refused at any step is shown as plain text instead. No
+//! other code in the panel assigns an HTML string: everything else goes in
+//! as text nodes.
 
 use crate::chat::markdown::{self, MarkdownError};
 use crate::dom;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{DocumentFragment, Element, HtmlTemplateElement, Node};
+use web_sys::{DocumentFragment, Element, HtmlTemplateElement};
 
 const HTML_NAMESPACE: &str = "http://www.w3.org/1999/xhtml";
 
-/// Replaces `element`'s content with `text` rendered as Markdown, or with
-/// `text` as plain text when rendering is refused at any step.
-pub(super) fn render_markdown_into(element: &Element, text: &str) {
-    match markdown::render(text).and_then(|html| rendered_fragment(&html)) {
-        Ok(fragment) => element.replace_children_with_node_1(&fragment),
-        Err(error) => {
-            warn_refused(&error);
-            element.set_text_content(Some(text));
-        }
-    }
+/// `text` rendered as Markdown, parsed and audited: the fragment to adopt,
+/// or why it must be shown as plain text.
+pub(super) fn markdown_fragment(text: &str) -> Result<DocumentFragment, MarkdownError> {
+    markdown::render(text).and_then(|html| rendered_fragment(&html))
 }
 
-/// Inserts `html`, output of `chat::markdown::render` for closed blocks of
-/// a streaming text, into `parent` before `before`. False (nothing
-/// inserted) when the element check refuses it.
-pub(super) fn insert_rendered_before(parent: &Element, before: &Node, html: &str) -> bool {
-    match rendered_fragment(html) {
-        Ok(fragment) => parent.insert_before(&fragment, Some(before)).is_ok(),
-        Err(error) => {
-            warn_refused(&error);
-            false
-        }
-    }
-}
-
-fn warn_refused(error: &MarkdownError) {
+/// Logs why rendered Markdown is shown as text (the caller shows it).
+pub(super) fn warn_refused(error: &MarkdownError) {
     web_sys::console::warn_1(&JsValue::from_str(&format!(
         "Typst Side Agent: Markdown shown as text ({}): {error}",
         error.code()

@@ -1,6 +1,7 @@
 //! A text segment of a streaming answer in the DOM: the Markdown blocks
-//! that already closed, each shown once as its sanitised fragment, followed
-//! by one inert text node with the text still open, inside a
+//! that already closed, each shown once as its sanitised fragment (in block
+//! groups, `block_groups.rs`), followed by one inert text node with the
+//! text still open, inside a
 //! `span.msg-stream-tail` that alone keeps its line breaks (`pre-wrap`): were
 //! the whole `.msg-content` pre-wrap, every rendered block would lay out as
 //! preformatted text each frame and all of them again when streaming ends.
@@ -12,7 +13,7 @@
 //! natively); this file only moves its output into the page, through the one
 //! HTML sink. Unfinished Markdown stays inert text until its block closes.
 
-use super::html_sink::{insert_rendered_before, render_markdown_into};
+use super::block_groups::{GroupedContent, render_grouped_into};
 use crate::chat::incremental::{Finished, IncrementalMarkdown};
 use crate::dom::{self, el};
 use protocol::js::utf16_len;
@@ -31,6 +32,8 @@ pub(super) struct LiveText {
     /// Bytes of the text received that are rendered.
     rendered: usize,
     markdown: IncrementalMarkdown,
+    /// Where rendered slices go: block groups before `holder`.
+    grouped: GroupedContent,
 }
 
 /// The class of the tail's holder (chat.css gives it `white-space: pre-wrap`).
@@ -54,6 +57,7 @@ impl LiveText {
         let content = el("div").class("msg-content").build();
         let _ = content.append_child(&holder);
         let _ = body.append_child(&content);
+        let grouped = GroupedContent::new(content.clone(), Some(holder.clone().into()));
         Some(LiveText {
             content,
             holder,
@@ -61,6 +65,7 @@ impl LiveText {
             shown_end: 0,
             rendered: 0,
             markdown: IncrementalMarkdown::new(),
+            grouped,
         })
     }
 
@@ -75,11 +80,14 @@ impl LiveText {
     pub(super) fn step(&mut self, more_time: impl FnMut() -> bool) -> Step {
         let mut step = Step::default();
         if let Some(commit) = self.markdown.commit_until(more_time) {
-            if insert_rendered_before(&self.content, &self.holder, &commit.html) {
-                step = Step {
-                    changed: true,
-                    more: commit.more,
-                };
+            let shown = commit
+                .slices
+                .iter()
+                .take_while(|slice| self.grouped.add_slice(slice))
+                .count();
+            step.changed = shown > 0;
+            if shown == commit.slices.len() {
+                step.more = commit.more;
             } else {
                 // Refused in the DOM: the whole text gets the one render
                 // that decides how it is shown, at the end.
@@ -131,11 +139,11 @@ impl LiveText {
     /// when a split render could differ from it.
     pub(super) fn finish(mut self) {
         match self.markdown.finish() {
-            Finished::Tail(html) if html.is_empty() => self.holder.remove(),
-            Finished::Tail(html) if insert_rendered_before(&self.content, &self.holder, &html) => self.holder.remove(),
+            Finished::Tail(slice) if slice.html.is_empty() => self.holder.remove(),
+            Finished::Tail(slice) if self.grouped.add_slice(&slice) => self.holder.remove(),
             // Refused in the DOM: the whole text decides, as it would alone.
-            Finished::Tail(_) => render_markdown_into(&self.content, self.markdown.text()),
-            Finished::Whole(text) => render_markdown_into(&self.content, &text),
+            Finished::Tail(_) => render_grouped_into(&self.content, self.markdown.text()),
+            Finished::Whole(text) => render_grouped_into(&self.content, &text),
         }
     }
 

@@ -37,12 +37,14 @@ fn render_sample(sample: &str) {
     markdown.push(sample);
     markdown.end(sample);
     while let Some(commit) = markdown.commit_until(|| true) {
-        let _ = rendered_fragment(&commit.html);
+        for slice in &commit.slices {
+            let _ = rendered_fragment(&slice.html);
+        }
         if !commit.more {
             break;
         }
     }
-    if let Finished::Tail(html) = markdown.finish() {
-        let _ = rendered_fragment(&html);
+    if let Finished::Tail(slice) = markdown.finish() {
+        let _ = rendered_fragment(&slice.html);
     }
 }
