@@ -17,10 +17,11 @@
 //! Plain Rust, tested natively: [`BlockGroups`] decides, the view
 //! (`view/block_groups.rs`) moves the nodes.
 
-/// Bytes a group collects before a paragraph may open the next one: a few
-/// screens of text, so a handful of groups cover the panel and an answer
-/// of 100 KB is some fifty of them.
-pub(crate) const GROUP_BYTES: usize = 2 * 1024;
+/// Bytes a group collects before a paragraph may open the next one: about
+/// a screen of text. The browser draws the groups within one and a half
+/// views of the one in view, and draws a group whole, so smaller groups draw
+/// less beyond that margin; an answer of 100 KB is some hundred of them.
+pub(crate) const GROUP_BYTES: usize = 1024;
 
 /// Where the next rendered piece goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

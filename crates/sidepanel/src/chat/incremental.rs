@@ -37,8 +37,9 @@ pub(crate) const COMMIT_BUDGET_BYTES: usize = 32 * 1024;
 
 /// Source bytes one render call takes at most within a commit (a single
 /// longer block is still rendered whole): the unit in which a commit
-/// checks the time left in its frame.
-pub(crate) const SLICE_BYTES: usize = 2 * 1024;
+/// checks the time left in its frame, and the finest split of block groups
+/// (a group begins with a slice).
+pub(crate) const SLICE_BYTES: usize = 1024;
 
 /// Source bytes one scan for block starts reads past what it read before
 /// (to the next line end): a long answer that arrives at once is split

@@ -18,13 +18,13 @@ const CASES: &[(&str, &[Piece])] = &[
         &[
             (true, 100, Placement::Open),
             (true, 100, Placement::Join),
-            (true, 1_848, Placement::Join),
+            (true, GROUP_BYTES - 201, Placement::Join),
         ],
     ),
     (
         "a paragraph opens a new group once the last one holds GROUP_BYTES",
         &[
-            (true, 2_047, Placement::Open),
+            (true, GROUP_BYTES - 1, Placement::Open),
             (true, 1, Placement::Join),
             (true, 5, Placement::Open),
         ],
@@ -32,15 +32,15 @@ const CASES: &[(&str, &[Piece])] = &[
     (
         "anything else joins, however full the group is",
         &[
-            (true, 3_000, Placement::Open),
-            (false, 4_000, Placement::Join),
+            (true, GROUP_BYTES + 1, Placement::Open),
+            (false, 2 * GROUP_BYTES, Placement::Join),
             (false, 10, Placement::Join),
             (true, 10, Placement::Open),
         ],
     ),
     (
         "a piece larger than a group is one group",
-        &[(true, 50_000, Placement::Open), (true, 10, Placement::Open)],
+        &[(true, 50 * GROUP_BYTES, Placement::Open), (true, 10, Placement::Open)],
     ),
 ];
 
