@@ -66,13 +66,15 @@ function auditChat(allowed) {
   const messages = document.getElementById('messages');
   const contents = [...(messages?.querySelectorAll('.msg-assistant .msg-content') ?? [])];
   // The panel's own structure: an answer's blocks sit in block groups
-  // (div.msg-blocks, nothing but the class); the Markdown is what they hold.
+  // (div.msg-blocks, the newest also .msg-blocks-newest, nothing but the
+  // class); the Markdown is what they hold.
   const groups = contents.flatMap(content => [...content.children]);
   const inside = groups.flatMap(group => [...group.querySelectorAll('*')]);
   const everything = [...(messages?.querySelectorAll('*') ?? [])];
   return {
     contents: contents.length,
-    notGroups: groups.filter(group => group.tagName !== 'DIV' || group.className !== 'msg-blocks' || group.attributes.length !== 1)
+    notGroups: groups.filter(group => group.tagName !== 'DIV' || group.attributes.length !== 1 ||
+      !['msg-blocks', 'msg-blocks msg-blocks-newest'].includes(group.className))
       .map(group => group.outerHTML.slice(0, 80)),
     text: contents.map(content => content.textContent).join('\n'),
     forbiddenTags: inside.map(e => e.tagName).filter(tag => !allowed.includes(tag)),

@@ -72,8 +72,8 @@
 //!   bottom; otherwise `#jump-latest` appears, and scrolling back down or
 //!   clicking it hides it again. A rendered answer's blocks sit in block
 //!   groups (`div.msg-blocks`) that the browser skips while they are far off
-//!   screen; a following chat stays at the bottom when one of them is drawn
-//!   at its real height.
+//!   screen; a text's newest group is always drawn, so following lands on
+//!   the real end of the answer.
 //! - An answer shows a recovery control when it holds an editor-write
 //!   receipt (its latest one: Revert, Try revert again, Changes reverted or
 //!   Revert unavailable) and, for the latest complete answer only, a

@@ -3,7 +3,7 @@
 //!
 //! The HTML itself is parsed and audited only by `html_sink.rs`; this file
 //! moves the audited nodes into groups, so a group never holds anything
-//! the sink did not let through. chat.css gives each group
+//! the sink did not let through. chat.css gives each group but the newest
 //! `content-visibility: auto`: groups far off screen are neither styled,
 //! laid out nor painted, and keep the height they last had (or an
 //! estimate, until first shown).
@@ -17,6 +17,11 @@ use web_sys::{Element, Node};
 
 /// The class of a block group (chat.css).
 const GROUP_CLASS: &str = "msg-blocks";
+/// The class of a text's newest group, which chat.css always draws: the
+/// chat scrolls to its end at the real height of what it shows last, and
+/// a group above that is drawn later changes height where the browser's
+/// scroll anchoring keeps the view in place.
+const NEWEST_CLASS: &str = "msg-blocks-newest";
 
 /// The block groups of one `.msg-content`, filled piece by piece.
 pub(super) struct GroupedContent {
@@ -58,9 +63,11 @@ impl GroupedContent {
         let group = match (self.groups.place(starts_with_paragraph, bytes), &self.last) {
             (Placement::Join, Some(last)) => last.clone(),
             _ => {
-                let group = el("div").class(GROUP_CLASS).build();
+                let group = el("div").class(&format!("{GROUP_CLASS} {NEWEST_CLASS}")).build();
                 let _ = self.content.insert_before(&group, self.before.as_ref());
-                self.last = Some(group.clone());
+                if let Some(older) = self.last.replace(group.clone()) {
+                    let _ = older.class_list().remove_1(NEWEST_CLASS);
+                }
                 group
             }
         };

@@ -1,7 +1,5 @@
 //! The chat's one delegated click listener: which banner or recovery
-//! button was pressed, and the callback it belongs to; and a click that
-//! opens or closes a block (a `summary`), after which the chat no longer
-//! follows its newest message's size: the reader wants to see what opened.
+//! button was pressed, and the callback it belongs to.
 
 use super::banners::{self, ApprovalBanner};
 use super::state::{Click, Inner, PreflightCallback};
@@ -13,10 +11,6 @@ use web_sys::{Element, Event};
 impl Inner {
     pub(super) fn click(&self, event: &Event) -> Option<Click> {
         let target = event.target()?.dyn_into::<Element>().ok()?;
-        if target.closest("summary").ok()?.is_some() {
-            self.pinned.set(false);
-            return None;
-        }
         if let Some(button) = target.closest(".tool-approval-btn").ok()? {
             let action = banners::parse_action(&button.get_attribute("data-approval-action")?)?;
             let block = button.closest(".tool-block").ok()??;

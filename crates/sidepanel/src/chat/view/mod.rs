@@ -46,12 +46,12 @@ use groups::{assistant_group, user_group};
 use protocol::answer::{ResponseStatus, latest_completed_response_index};
 use serde_json::Value;
 use state::{Click, Inner, Recovery, StreamDom};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{AddEventListenerOptions, Element, Event, ResizeObserver};
+use web_sys::{AddEventListenerOptions, Element, Event};
 
 const JUMP_LABEL: &str = "Jump to latest ↓";
 
@@ -86,8 +86,6 @@ impl ChatView {
                 next_stream_id: 1,
                 frame: None,
                 follow_at_request: None,
-                pinned: Cell::new(true),
-                resize_observer: None,
                 frame_callback: None,
                 closing: Vec::new(),
                 rendering_group: None,
@@ -117,20 +115,6 @@ impl ChatView {
             inner.frame_callback = Some(frame);
             (inner.messages.clone(), inner.jump.clone())
         };
-
-        // Runs after layout, before paint: a pinned chat stays at the
-        // bottom in the same frame its newest message changed size.
-        let on_resize = Closure::<dyn FnMut()>::new({
-            let weak = weak.clone();
-            move || {
-                if let Some(inner) = weak.upgrade() {
-                    inner.borrow().on_resize();
-                }
-            }
-        });
-        let observer = ResizeObserver::new(on_resize.as_ref().unchecked_ref())?;
-        on_resize.forget();
-        self.inner.borrow_mut().resize_observer = Some(observer);
 
         let on_jump = Closure::<dyn FnMut(Event)>::new({
             let weak = weak.clone();
@@ -216,7 +200,6 @@ impl ChatView {
             inner.show_empty_state();
         }
         inner.scroll_to_bottom();
-        inner.watch_newest();
     }
 
     /// Shows a user message (at Send).
@@ -225,7 +208,6 @@ impl ChatView {
         inner.hide_empty_state();
         let _ = inner.messages.append_child(&user_group(entry));
         inner.scroll_to_bottom();
-        inner.watch_newest();
     }
 
     /// Starts the streaming bubble of a run. A stream still open is
@@ -255,7 +237,6 @@ impl ChatView {
             reasoning: None,
         });
         inner.scroll_to_bottom();
-        inner.watch_newest();
         AssistantStream { view: self.clone(), id }
     }
 

@@ -14,12 +14,12 @@ use crate::chat::model::StreamModel;
 use crate::dom;
 use protocol::edit_checkpoint::PublicEditCheckpoint;
 use protocol::payloads::{ApprovalAction, PreflightAction};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web_sys::{Element, Event, ResizeObserver};
+use web_sys::{Element, Event};
 
 /// The chat follows new output only while the user is this close to the bottom.
 const FOLLOW_THRESHOLD_PX: i32 = 72;
@@ -73,15 +73,6 @@ pub(super) struct Inner {
     /// Whether the chat was near the bottom when the pending frame was
     /// requested: measured before the DOM grows, as the user saw it.
     pub(super) follow_at_request: Option<bool>,
-    /// Whether the chat follows its newest message as that message changes
-    /// size after layout: set when the chat scrolls to the bottom, cleared
-    /// when a change leaves it where it is, and set by every scroll of the
-    /// user to whether they are near the bottom.
-    pub(super) pinned: Cell<bool>,
-    /// Watches the newest message: while pinned, a size it takes after
-    /// layout (a block group drawn at last, its estimated height replaced
-    /// by the real one) scrolls the chat down again, before the frame paints.
-    pub(super) resize_observer: Option<ResizeObserver>,
     pub(super) frame_callback: Option<Closure<dyn FnMut(f64)>>,
     /// Text segments that ended but whose closed blocks are still being
     /// rendered, a budget per frame, oldest first.
@@ -113,26 +104,8 @@ impl Inner {
     /// moves to the chat it scrolled.
     pub(super) fn scroll_to_bottom(&self) {
         self.messages.set_scroll_top(self.messages.scroll_height());
-        self.pinned.set(true);
         dom::keep_focus(&self.jump, &self.messages);
         dom::set_hidden(&self.jump, true);
-    }
-
-    /// The resize observer's step: keeps a pinned chat at the bottom.
-    pub(super) fn on_resize(&self) {
-        if self.pinned.get() {
-            self.scroll_to_bottom();
-        }
-    }
-
-    /// Watches the newest message for size changes (only it: the older
-    /// ones change above the reader, where scroll anchoring keeps the view).
-    pub(super) fn watch_newest(&self) {
-        let Some(observer) = &self.resize_observer else { return };
-        observer.disconnect();
-        if let Some(newest) = self.messages.last_element_child() {
-            observer.observe(&newest);
-        }
     }
 
     /// After the DOM grew: keep following, or offer the jump button.
@@ -140,7 +113,6 @@ impl Inner {
         if follow {
             self.scroll_to_bottom();
         } else {
-            self.pinned.set(false);
             dom::set_hidden(&self.jump, false);
         }
     }
@@ -150,9 +122,7 @@ impl Inner {
             return;
         };
         if target == self.messages {
-            let near = self.near_bottom();
-            self.pinned.set(near);
-            if near {
+            if self.near_bottom() {
                 dom::set_hidden(&self.jump, true);
             }
             return;

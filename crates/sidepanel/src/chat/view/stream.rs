@@ -373,7 +373,6 @@ impl Inner {
             if self.messages.child_element_count() == 0 {
                 self.show_empty_state();
             }
-            self.watch_newest();
         }
         self.finish_mutation(follow);
         entry
