@@ -285,7 +285,8 @@ forEachBuild('panel chat', get => {
     });
     await send(panel, 'Answer at length.');
     await waitForAnswer(panel, 1, 'the long answer to finish');
-    // One frame for the observer that keeps a following chat at the bottom.
+    // Two frames: a group near the view is drawn, and scroll anchoring
+    // settles, in the lifecycle after the one that scrolled to the end.
     const atEnd = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => {
       const messages = document.getElementById('messages');
       const groups = [...messages.querySelectorAll('.msg-assistant:last-child .msg-blocks')];
