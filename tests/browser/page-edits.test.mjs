@@ -658,6 +658,35 @@ forEachBuild('page edits', get => {
       await page.close();
     });
 
+    it(`an edit read that names the document the editor holds comes without its text: CodeMirror ${cm}`, async () => {
+      const h = get();
+      const { page, tabId } = await h.openFixtureTab({ cm });
+      const snap = await snapshot(h, tabId);
+      const read = knownDocumentToken => pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'edit', knownDocumentToken }, null);
+
+      const known = await read(snap.documentToken);
+      assert.equal(known.ok, true, JSON.stringify(known));
+      assert.equal('fullText' in known.data, false, 'the text is left out');
+      assert.equal(known.data.documentToken, snap.documentToken);
+      assert.equal(known.data.docLength, snap.text.length);
+      assert.equal(known.data.truncated, false);
+      assert.equal(known.data.workspace.active_editor_file.relativePath, FILE);
+
+      const foreign = await read('not-a-token');
+      assert.equal(foreign.data.fullText, snap.text, 'another token gets the text');
+      const full = await pageRequest(h, tabId, 'PAGE_GET_CONTEXT', { projection: 'full', knownDocumentToken: snap.documentToken }, null);
+      assert.deepEqual([full.ok, full.error?.code], [false, 'INVALID_PAGE_REQUEST'], 'only an edit read names a document');
+
+      // Typed and undone: the same text in a new document object is sent again.
+      await typeInEditor(page, 0, 'Z');
+      await page.keyboard.press('Backspace');
+      await poll(async () => (await fixtureText(page)) === snap.text, { message: 'the text typed and undone' });
+      const replaced = await read(snap.documentToken);
+      assert.equal(replaced.data.fullText, snap.text);
+      assert.notEqual(replaced.data.documentToken, snap.documentToken);
+      await page.close();
+    });
+
     it(`a large proposal is drawn up to 2,000 rows with a truncation notice: CodeMirror ${cm}`, async () => {
       const h = get();
       const { page, tabId } = await h.openFixtureTab({ cm });

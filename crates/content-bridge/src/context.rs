@@ -19,6 +19,7 @@ use protocol::limits;
 use protocol::page_response::{PageContext as WireContext, PageResponseData};
 use protocol::payloads::{ContextProjection, ContextRequest};
 use serde_json::Value;
+use std::rc::Rc;
 
 /// The editor state common to `full`, `edit` and `numbered` answers. Offsets
 /// and lengths are UTF-16 code units; lines and columns start at 1.
@@ -120,9 +121,56 @@ pub struct PageContext {
     pub workspace: Workspace,
 }
 
+/// The text of an earlier `edit` answer, named by the page's token of the
+/// document object it was read from. A later `edit` read that names the
+/// token (`knownDocumentToken`) is answered without `fullText` while the
+/// editor still holds that object: CodeMirror's documents are immutable, so
+/// the same object is the same text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownDocument {
+    token: String,
+    text: Rc<str>,
+    /// The text's length in UTF-16 units, counted once.
+    length: u64,
+}
+
+impl KnownDocument {
+    /// The document of an `edit` answer that carried a token.
+    pub fn of(context: &PageContext) -> Option<KnownDocument> {
+        match (&context.projection, &context.editor) {
+            (ContextProjection::Edit, EditorRead::Text { state, text, .. }) => {
+                state.document_token.as_ref().map(|token| KnownDocument {
+                    token: token.clone(),
+                    text: Rc::from(text.as_str()),
+                    length: state.doc_length,
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The page's token of the document object.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+}
+
 impl PageContext {
     /// Checks the page's `data` against the request it answers.
     pub fn parse(request: &ContextRequest, data: &Value) -> Result<PageContext, PageError> {
+        PageContext::parse_known(request, data, None)
+    }
+
+    /// [`PageContext::parse`] for a request that may name `known`
+    /// (`request.known_document_token` is its token): an `edit` answer
+    /// without `fullText` must then carry that same token and the known
+    /// text's length, and it stands for the known text. Without a named
+    /// document, `fullText` is required as always.
+    pub fn parse_known(
+        request: &ContextRequest,
+        data: &Value,
+        known: Option<&KnownDocument>,
+    ) -> Result<PageContext, PageError> {
         let wire = match PageResponseData::parse(MessageType::PageGetContext, data) {
             Ok(PageResponseData::Context(wire)) => *wire,
             Ok(_) => {
@@ -134,7 +182,8 @@ impl PageContext {
         };
         let projection = request.projection.unwrap_or(ContextProjection::Full);
         let workspace = Workspace::interpret(wire.workspace.as_ref());
-        let editor = editor_read(projection, request, &wire)?;
+        let known = known.filter(|known| request.known_document_token.as_deref() == Some(known.token()));
+        let editor = editor_read(projection, request, &wire, known)?;
         Ok(PageContext {
             projection,
             editor,
@@ -246,6 +295,7 @@ fn editor_read(
     projection: ContextProjection,
     request: &ContextRequest,
     wire: &WireContext,
+    known: Option<&KnownDocument>,
 ) -> Result<EditorRead, PageError> {
     if projection == ContextProjection::Identity {
         only_fields(wire, &[])?;
@@ -276,10 +326,24 @@ fn editor_read(
         allowed.push("documentToken");
     }
     only_fields(wire, &allowed)?;
-    let text = require(&wire.full_text, "fullText")?;
     let truncated = require(&wire.truncated, "truncated")?;
+    let (text, length) = match (&wire.full_text, known) {
+        (None, Some(known)) if projection == ContextProjection::Edit => {
+            if state.document_token.as_deref() != Some(known.token()) {
+                return Err(invalid(
+                    "fullText is missing and documentToken is not the known document's",
+                ));
+            }
+            (known.text.to_string(), known.length)
+        }
+        _ => {
+            let text = require(&wire.full_text, "fullText")?;
+            let length = js::utf16_len(&text) as u64;
+            (text, length)
+        }
+    };
     let max = u64::from(limits::MAX_PAGE_DOCUMENT_CHARS);
-    if js::utf16_len(&text) as u64 != state.doc_length.min(max) {
+    if length != state.doc_length.min(max) {
         return Err(invalid("fullText does not have docLength characters"));
     }
     if truncated != (state.doc_length > max) {
@@ -393,274 +457,4 @@ fn numbered_range(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn request(projection: &str, start: Option<u64>, end: Option<u64>, max: Option<u64>) -> ContextRequest {
-        ContextRequest {
-            tab_id: None,
-            projection: serde_json::from_value(json!(projection)).ok(),
-            start_line: start,
-            end_line: end,
-            max_chars: max,
-        }
-    }
-
-    /// The fixture document (tests/fixtures/editor/main.js), and the page's
-    /// answers computed the way main.js computes them.
-    const DOC: [&str; 9] = [
-        "= Harness Thesis",
-        "#set page(paper: \"a4\", margin: 2cm)",
-        "We cite @knuth and call #undefined-thing here.",
-        "Grüße aus Köln – naïve café, 日本語のテキスト.",
-        "Astral: $𝔸 subset.eq 𝔹$ and a smile 🙂.",
-        "",
-        "== Method",
-        "#include \"chapters/intro.typ\"",
-        "#lorem(20)",
-    ];
-
-    fn utf16(text: &str) -> u64 {
-        js::utf16_len(text) as u64
-    }
-
-    fn common(selection: (u64, u64), head: u64) -> Value {
-        let text = DOC.join("\n");
-        let mut before = 0u64;
-        let mut line = 1u64;
-        for (index, row) in DOC.iter().enumerate() {
-            let end = before + utf16(row);
-            if head <= end {
-                line = index as u64 + 1;
-                break;
-            }
-            before = end + 1;
-        }
-        let units: Vec<u16> = text.encode_utf16().collect();
-        let selected = String::from_utf16_lossy(units.get(selection.0 as usize..selection.1 as usize).unwrap_or(&[]));
-        json!({
-            "cursorPos": head, "cursorLine": line, "cursorColumn": head - before + 1,
-            "selectedText": selected, "selectionTruncated": false,
-            "selectionFrom": selection.0, "selectionTo": selection.1,
-            "docLength": utf16(&text), "lineCount": DOC.len(), "editorToken": "token-1",
-            "workspace": {"active_editor_file": {"relativePath": "main.typ", "source": "header_breadcrumb", "confidence": "high"}}
-        })
-    }
-
-    fn with(mut base: Value, extra: Value) -> Value {
-        if let (Some(base), Some(extra)) = (base.as_object_mut(), extra.as_object()) {
-            base.extend(extra.clone());
-        }
-        base
-    }
-
-    fn numbered_text(from: usize, to: usize) -> String {
-        (from..=to)
-            .map(|n| format!("{}{}", line_prefix(n as u64, 9), DOC[n - 1]))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
-
-    #[test]
-    fn full_answer_with_an_astral_selection_counts_utf16_units() {
-        // Line 5 starts after lines 1–4 and their breaks; "𝔸" is two units.
-        let start: u64 = DOC[..4].iter().map(|l| utf16(l) + 1).sum();
-        let end = start + utf16(DOC[4]);
-        let data = with(
-            common((start, end), end),
-            json!({"fullText": DOC.join("\n"), "truncated": false}),
-        );
-        let context = PageContext::parse(&request("full", None, None, None), &data);
-        let context = context.expect("the fixture's full answer is valid");
-        let state = context.state().cloned().expect("state");
-        assert_eq!((state.cursor_line, state.cursor_column), (5, utf16(DOC[4]) + 1));
-        assert_eq!(state.selected_text, DOC[4]);
-        assert!(state.has_selection());
-        assert_eq!(context.text().map(str::len), Some(DOC.join("\n").len()));
-        assert_eq!(context.file_label(), "main.typ");
-    }
-
-    #[test]
-    fn numbered_answers_follow_the_requested_range_and_format() {
-        let data = with(
-            common((0, 0), 0),
-            json!({"numberedDocument": numbered_text(3, 5), "startLine": 3, "endLine": 5, "truncated": false}),
-        );
-        let context = PageContext::parse(&request("numbered", Some(3), Some(5), Some(200)), &data);
-        assert_eq!(context.map(|c| c.numbered().map(|r| r.end_line)), Ok(Some(5)));
-
-        // A budget that stops after line 4: truncated, continue at 5.
-        let text = numbered_text(3, 4);
-        let budget = utf16(&text) + 3;
-        let data = with(
-            common((0, 0), 0),
-            json!({"numberedDocument": text, "startLine": 3, "endLine": 4, "truncated": true, "nextStartLine": 5}),
-        );
-        let range =
-            PageContext::parse(&request("numbered", Some(3), None, Some(budget)), &data).map(|c| c.numbered().cloned());
-        assert_eq!(range.map(|r| r.and_then(|r| r.next_start_line)), Ok(Some(5)));
-
-        // maxChars 1: only the first character of "1|= Harness Thesis".
-        let data = with(
-            common((0, 0), 0),
-            json!({"numberedDocument": "1", "startLine": 1, "endLine": 1, "truncated": true}),
-        );
-        assert!(PageContext::parse(&request("numbered", Some(1), Some(1), Some(1)), &data).is_ok());
-    }
-
-    #[test]
-    fn numbered_answers_that_lie_are_refused() {
-        let good = json!({"numberedDocument": numbered_text(3, 5), "startLine": 3, "endLine": 5, "truncated": false});
-        let cases = [
-            json!({"startLine": 2}),
-            json!({"endLine": 4}),
-            json!({"truncated": true}),
-            json!({"nextStartLine": 6}),
-            json!({"numberedDocument": numbered_text(3, 5).replace("3|", "3:")}),
-            json!({"numberedDocument": numbered_text(3, 4)}),
-            json!({"fullText": "x"}),
-            json!({"numberedDocument": null}),
-        ];
-        for case in cases {
-            let data = with(with(common((0, 0), 0), good.clone()), case.clone());
-            let result = PageContext::parse(&request("numbered", Some(3), Some(5), None), &data);
-            assert_eq!(
-                result.map_err(|e| e.code),
-                Err("INVALID_PAGE_RESPONSE".to_owned()),
-                "{case}"
-            );
-        }
-        let long = with(with(common((0, 0), 0), good), json!({}));
-        let small_budget = PageContext::parse(&request("numbered", Some(3), Some(5), Some(20)), &long);
-        assert!(small_budget.is_err());
-    }
-
-    #[test]
-    fn inconsistent_editor_state_is_refused() {
-        let full = json!({"fullText": DOC.join("\n"), "truncated": false});
-        let cases = [
-            json!({"cursorPos": 5}),
-            json!({"selectionFrom": 4, "selectionTo": 2}),
-            json!({"selectionTo": 10_000}),
-            json!({"cursorLine": 10}),
-            json!({"cursorColumn": 0}),
-            json!({"lineCount": 0}),
-            json!({"selectedText": "x"}),
-            json!({"selectionTruncated": true}),
-            json!({"docLength": 5}),
-            json!({"editorToken": null}),
-            json!({"fullText": "short"}),
-            json!({"truncated": true}),
-        ];
-        for case in cases {
-            let data = with(with(common((0, 0), 0), full.clone()), case.clone());
-            let result = PageContext::parse(&request("full", None, None, None), &data);
-            assert_eq!(
-                result.map_err(|e| e.code),
-                Err("INVALID_PAGE_RESPONSE".to_owned()),
-                "{case}"
-            );
-        }
-    }
-
-    #[test]
-    fn identity_and_unavailable_answers() {
-        let identity = json!({"workspace": {"files_panel_open": true}});
-        let context = PageContext::parse(&request("identity", None, None, None), &identity);
-        assert_eq!(
-            context.map(|c| (c.editor, c.workspace.files_panel_open)),
-            Ok((EditorRead::NotRequested, true))
-        );
-        let leaked = json!({"workspace": {}, "fullText": "secret"});
-        assert!(PageContext::parse(&request("identity", None, None, None), &leaked).is_err());
-
-        let missing = json!({"error": "EditorView not found", "workspace": null});
-        let context = PageContext::parse(&request("numbered", None, None, None), &missing);
-        assert_eq!(
-            context.as_ref().ok().and_then(PageContext::error),
-            Some("EditorView not found")
-        );
-        assert_eq!(context.map(|c| c.file_label()), Ok("Current Typst document".to_owned()));
-
-        let too_large = json!({"error": "The document exceeds the 1048576-character safe edit limit.",
-            "docLength": 2_000_000, "lineCount": 10});
-        let edit = PageContext::parse(&request("edit", None, None, None), &too_large).map(|c| c.editor);
-        assert!(matches!(
-            edit,
-            Ok(EditorRead::Unavailable {
-                doc_length: Some(2_000_000),
-                ..
-            })
-        ));
-        let mixed = json!({"error": "x", "fullText": "y"});
-        assert!(PageContext::parse(&request("full", None, None, None), &mixed).is_err());
-        assert!(PageContext::parse(&request("full", None, None, None), &json!({"error": " "})).is_err());
-    }
-
-    #[test]
-    fn edit_snapshots_must_be_whole_and_full_reads_may_be_cut() {
-        let long = "a".repeat(limits::MAX_PAGE_DOCUMENT_CHARS as usize);
-        let base = json!({
-            "cursorPos": 0, "cursorLine": 1, "cursorColumn": 1, "selectedText": "", "selectionTruncated": false,
-            "selectionFrom": 0, "selectionTo": 0, "docLength": 1_100_000, "lineCount": 1, "editorToken": "t",
-            "fullText": long, "truncated": true
-        });
-        assert!(PageContext::parse(&request("full", None, None, None), &base).is_ok());
-        assert!(PageContext::parse(&request("edit", None, None, None), &base).is_err());
-    }
-
-    #[test]
-    fn only_an_edit_answer_carries_a_document_token() {
-        let text = json!({"fullText": DOC.join("\n"), "truncated": false});
-        let token = json!({"documentToken": "document-1"});
-        let edit = PageContext::parse(
-            &request("edit", None, None, None),
-            &with(with(common((0, 0), 0), text.clone()), token.clone()),
-        );
-        let state = edit.ok().and_then(|context| context.state().cloned());
-        assert_eq!(
-            state.and_then(|state| state.document_token).as_deref(),
-            Some("document-1")
-        );
-        let untokened = PageContext::parse(
-            &request("edit", None, None, None),
-            &with(common((0, 0), 0), text.clone()),
-        );
-        assert_eq!(
-            untokened
-                .ok()
-                .and_then(|context| context.state().cloned())
-                .map(|state| state.document_token),
-            Some(None),
-            "a page without tokens still serves edits"
-        );
-        let full = with(with(common((0, 0), 0), text), token.clone());
-        assert!(PageContext::parse(&request("full", None, None, None), &full).is_err());
-        let numbered = with(
-            with(common((0, 0), 0), token),
-            json!({"numberedDocument": numbered_text(1, 9), "startLine": 1, "endLine": 9, "truncated": false}),
-        );
-        assert!(PageContext::parse(&request("numbered", Some(1), Some(9), None), &numbered).is_err());
-        for bad in [json!(""), json!("x".repeat(201)), json!(7)] {
-            let data = with(
-                with(
-                    common((0, 0), 0),
-                    json!({"fullText": DOC.join("\n"), "truncated": false}),
-                ),
-                json!({ "documentToken": bad }),
-            );
-            assert!(
-                PageContext::parse(&request("edit", None, None, None), &data).is_err(),
-                "{bad}"
-            );
-        }
-    }
-
-    #[test]
-    fn prefixes_pad_to_the_widest_line_number() {
-        assert_eq!(line_prefix(3, 9), "3|");
-        assert_eq!(line_prefix(3, 10), " 3|");
-        assert_eq!(line_prefix(120, 1_000), " 120|");
-    }
-}
+mod tests;

@@ -186,6 +186,9 @@ wire_codes! {
         InvalidContextRange = "INVALID_CONTEXT_RANGE",
         /// A context request's character limit is out of range.
         InvalidContextLimit = "INVALID_CONTEXT_LIMIT",
+        /// A context request's `knownDocumentToken` is malformed or outside an
+        /// `edit` read.
+        InvalidKnownDocumentToken = "INVALID_KNOWN_DOCUMENT_TOKEN",
         /// A preview request is malformed.
         InvalidPreviewRequest = "INVALID_PREVIEW_REQUEST",
         /// `GENERATE_SESSION_TITLE` is malformed.

@@ -434,6 +434,52 @@ fn page_bridge_messages_carry_a_nonce() {
 }
 
 #[test]
+fn only_an_edit_read_from_the_worker_names_a_known_document() {
+    let cases = [
+        (
+            MessageType::PageGetContext,
+            json!({"projection": "edit", "knownDocumentToken": "doc-1"}),
+            None,
+        ),
+        (MessageType::PageGetContext, json!({"projection": "edit"}), None),
+        (
+            MessageType::PageGetContext,
+            json!({"projection": "full", "knownDocumentToken": "doc-1"}),
+            Some(ErrorCode::InvalidKnownDocumentToken),
+        ),
+        (
+            MessageType::PageGetContext,
+            json!({"knownDocumentToken": "doc-1"}),
+            Some(ErrorCode::InvalidKnownDocumentToken),
+        ),
+        (
+            MessageType::PageGetContext,
+            json!({"projection": "edit", "knownDocumentToken": " "}),
+            Some(ErrorCode::InvalidKnownDocumentToken),
+        ),
+        (
+            MessageType::PageGetContext,
+            json!({"projection": "edit", "knownDocumentToken": "x".repeat(201)}),
+            Some(ErrorCode::InvalidKnownDocumentToken),
+        ),
+        (
+            MessageType::PageGetContext,
+            json!({"projection": "edit", "knownDocumentToken": 7}),
+            Some(ErrorCode::InvalidKnownDocumentToken),
+        ),
+        (
+            MessageType::GetEditorContext,
+            json!({"projection": "edit", "knownDocumentToken": "doc-1"}),
+            Some(ErrorCode::UnknownPayloadField),
+        ),
+    ];
+    for (message_type, payload, expected) in cases {
+        let envelope = envelope_for(message_type, payload.clone());
+        assert_eq!(code_of(&envelope), expected, "{payload}");
+    }
+}
+
+#[test]
 fn edit_previews_and_commits_are_structurally_validated() {
     let approval = cases()
         .into_iter()

@@ -257,6 +257,7 @@ fn arb_payload() -> impl Strategy<Value = Payload> {
                     start_line,
                     end_line: start_line.map(|s| s + 3),
                     max_chars,
+                    known_document_token: None,
                 }
             )),
         prop::option::of((uint(), uint(), prop::option::of(id()))).prop_map(|origin| Payload::QuickAttachSelection(

@@ -22,7 +22,7 @@ use crate::cancel::Cancellation;
 use crate::envelope::RequestError;
 use crate::platform::{Clock, Pages, Platform, Tabs};
 use crate::race::first_of;
-use content_bridge::context::PageContext;
+use content_bridge::context::{KnownDocument, PageContext};
 use content_bridge::diagnostics::PageDiagnostics;
 use content_bridge::edit_requests::{self, EditApplied, PageEditError, PreviewOutcome};
 use content_bridge::preview::PagePreview;
@@ -36,6 +36,7 @@ use protocol::payloads::{ContextProjection, ContextRequest, PageApplyEdit, PageS
 use protocol::{MessageType, Payload};
 use serde::Serialize;
 use serde_json::{Map, Value};
+use std::cell::RefCell;
 
 /// How long a Stop waits for the page to take its `PAGE_CANCEL_REQUEST`
 /// before giving up on it (the isolated script answers at once; a tab that
@@ -167,6 +168,7 @@ pub(crate) fn file_identity_request() -> ContextRequest {
         start_line: Some(1),
         end_line: Some(1),
         max_chars: Some(1),
+        known_document_token: None,
     }
 }
 
@@ -179,17 +181,31 @@ pub(crate) fn edit_snapshot_request() -> ContextRequest {
     }
 }
 
+/// What a run remembers of the document its last `edit` read returned. The
+/// run reads the whole document when it starts, again for each editor write
+/// and once more when it ends; while the editor holds the same document
+/// object, those later reads name it and the page leaves the text out
+/// ([`KnownDocument`]), so a large document crosses the page bridge once.
+#[derive(Debug, Default)]
+pub(crate) struct DocumentMemory(RefCell<Option<KnownDocument>>);
+
 /// `PAGE_GET_CONTEXT` (the request's `tabId`, if any, is not sent to the page).
+/// With a `memory`, an `edit` read names the document it holds, and the
+/// document read becomes the one it holds.
 pub(crate) async fn read_context<P: Platform>(
     platform: &P,
     tab_id: u64,
     request: &ContextRequest,
     run_id: Option<&str>,
     cancel: &Cancellation,
+    memory: Option<&DocumentMemory>,
 ) -> Result<PageContext, PageError> {
+    let memory = memory.filter(|_| request.projection == Some(ContextProjection::Edit));
+    let known = memory.and_then(|memory| memory.0.borrow().clone());
     let page_form = ContextRequest {
         tab_id: None,
-        ..*request
+        known_document_token: known.as_ref().map(|known| known.token().to_owned()),
+        ..request.clone()
     };
     let data = send_page_request(
         platform,
@@ -200,7 +216,16 @@ pub(crate) async fn read_context<P: Platform>(
         cancel,
     )
     .await?;
-    PageContext::parse(&page_form, &data)
+    let context = PageContext::parse_known(&page_form, &data, known.as_ref())?;
+    if let Some(memory) = memory {
+        let same = known.is_some_and(|known| {
+            context.state().and_then(|state| state.document_token.as_deref()) == Some(known.token())
+        });
+        if !same {
+            *memory.0.borrow_mut() = KnownDocument::of(&context);
+        }
+    }
+    Ok(context)
 }
 
 /// `PAGE_GET_DIAGNOSTICS`: one read of the lint underlines and Improve panel.
@@ -397,7 +422,7 @@ pub(crate) async fn route<P: Platform>(platform: &P, payload: &Payload) -> Resul
             MessageType::PageGetContext,
             payload_of(&ContextRequest {
                 tab_id: None,
-                ..*context
+                ..context.clone()
             }),
         ),
         Payload::GetPreview(preview) => (preview.tab_id, MessageType::PageGetPreview, payload_of(preview)),
@@ -414,7 +439,7 @@ pub(crate) async fn route<P: Platform>(platform: &P, payload: &Payload) -> Resul
         Payload::GetEditorContext(context) => PageContext::parse(
             &ContextRequest {
                 tab_id: None,
-                ..*context
+                ..context.clone()
             },
             &data,
         )

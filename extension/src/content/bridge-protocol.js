@@ -176,9 +176,10 @@
     [TYPES.PAGE_GET_PROBE]: { allowed: [], required: [] },
     [TYPES.PAGE_GET_DIAGNOSTICS]: { allowed: [], required: [] },
     [TYPES.PAGE_GET_CONTEXT]: {
-      allowed: ['projection', 'startLine', 'endLine', 'maxChars'],
+      allowed: ['projection', 'startLine', 'endLine', 'maxChars', 'knownDocumentToken'],
       required: [],
       check: payload => optional(payload.projection, value => includes(['full', 'edit', 'numbered', 'identity'], value))
+        && optional(payload.knownDocumentToken, value => payload.projection === 'edit' && nonBlank(value, LIMITS.MAX_EDITOR_TOKEN_CHARS))
         && optional(payload.startLine, value => isInteger(value) && value >= 1)
         && optional(payload.endLine, value => isInteger(value) && value >= 1)
         && !(given(payload.startLine) && given(payload.endLine) && payload.endLine < payload.startLine)

@@ -202,13 +202,19 @@
         lineCount: doc.lines
       };
     }
-    const answer = {
+    if (projection === 'edit') {
+      const token = documentToken(doc);
+      // The worker named the token of the text it already holds: while the
+      // editor holds that very (immutable) document object, the text is not
+      // sent again.
+      if (own(options, 'knownDocumentToken') === token) return { ...common, truncated: false, documentToken: token };
+      return { ...common, fullText: state.sliceDoc(0, doc.length), truncated: false, documentToken: token };
+    }
+    return {
       ...common,
       fullText: state.sliceDoc(0, min(doc.length, LIMITS.MAX_PAGE_DOCUMENT_CHARS)),
       truncated: doc.length > LIMITS.MAX_PAGE_DOCUMENT_CHARS
     };
-    if (projection === 'edit') answer.documentToken = documentToken(doc);
-    return answer;
   }
 
   // ---------- PAGE_GET_PREVIEW ----------

@@ -2,9 +2,9 @@
 // change the crate and run the command again (`cargo xtask verify` checks for drift).
 (function (root) {
   'use strict';
-  if (root.__typstAgentProtocolConstants?.REVISION === "77a0267408e7d12e") return;
+  if (root.__typstAgentProtocolConstants?.REVISION === "70279bef3b4f48cb") return;
   root.__typstAgentProtocolConstants = Object.freeze({
-    REVISION: "77a0267408e7d12e",
+    REVISION: "70279bef3b4f48cb",
     BRIDGE_VERSION: 7,
     MAX_PENDING_REQUESTS: 64,
     REQUEST_TIMEOUT_MS: 12000,
@@ -93,6 +93,7 @@
       INVALID_CONTEXT_PROJECTION: "INVALID_CONTEXT_PROJECTION",
       INVALID_CONTEXT_RANGE: "INVALID_CONTEXT_RANGE",
       INVALID_CONTEXT_LIMIT: "INVALID_CONTEXT_LIMIT",
+      INVALID_KNOWN_DOCUMENT_TOKEN: "INVALID_KNOWN_DOCUMENT_TOKEN",
       INVALID_PREVIEW_REQUEST: "INVALID_PREVIEW_REQUEST",
       INVALID_TITLE_REQUEST: "INVALID_TITLE_REQUEST",
       INVALID_MESSAGES: "INVALID_MESSAGES",

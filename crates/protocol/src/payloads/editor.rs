@@ -28,8 +28,9 @@ pub enum ContextProjection {
     Identity,
 }
 
-/// `GET_EDITOR_CONTEXT` and `PAGE_GET_CONTEXT` (the page form has no `tabId`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// `GET_EDITOR_CONTEXT` and `PAGE_GET_CONTEXT` (the page form has no `tabId`;
+/// only the page form may carry `knownDocumentToken`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextRequest {
     /// The tab to read; when absent the worker picks the active typst.app tab.
@@ -47,6 +48,12 @@ pub struct ContextRequest {
     /// At most this many characters of text (1 to 64,000).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub max_chars: Option<u64>,
+    /// Only with the `edit` projection, and only from the worker: the
+    /// `documentToken` of an earlier `edit` answer whose text the worker
+    /// still holds. While the editor holds that very document object the page
+    /// leaves `fullText` out, so a large document is not sent twice in a run.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub known_document_token: Option<String>,
 }
 
 impl ContextRequest {
@@ -60,8 +67,28 @@ impl ContextRequest {
 
     /// The page's form: the page script only ever reads its own tab.
     pub(crate) fn parse_page(p: &Map<String, Value>) -> Result<ContextRequest, ProtocolError> {
-        let f = exact(p, &["projection", "startLine", "endLine", "maxChars"], &[])?;
-        ContextRequest::read_range(&f)
+        let f = exact(
+            p,
+            &["projection", "startLine", "endLine", "maxChars", "knownDocumentToken"],
+            &[],
+        )?;
+        let range = ContextRequest::read_range(&f)?;
+        let known_document_token = wire::optional(f.raw("knownDocumentToken"), |v| {
+            wire::bounded_non_blank(Some(v), limits::to_usize(limits::MAX_EDITOR_TOKEN_CHARS))
+        })
+        .ok()
+        .filter(|token| token.is_none() || range.projection == Some(ContextProjection::Edit))
+        .ok_or_else(|| {
+            fail(
+                ErrorCode::InvalidKnownDocumentToken,
+                f.at("knownDocumentToken"),
+                "knownDocumentToken must be a non-blank token of at most 200 characters, and only in an edit read",
+            )
+        })?;
+        Ok(ContextRequest {
+            known_document_token,
+            ..range
+        })
     }
 
     /// Everything but the tab.
@@ -116,6 +143,7 @@ impl ContextRequest {
             start_line,
             end_line,
             max_chars,
+            known_document_token: None,
         })
     }
 }

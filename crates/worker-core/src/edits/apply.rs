@@ -514,6 +514,7 @@ async fn read_back<P: Platform>(
         &edit_snapshot_request(),
         Some(&run.run_id),
         &run.cancel,
+        Some(&run.document),
     )
     .await;
     if run.cancel.is_cancelled() {

@@ -23,6 +23,9 @@ use std::collections::{HashSet, VecDeque};
 /// under review, or as an apply arrives).
 pub(crate) type PageHook = Box<dyn FnMut(&mut TypstPage)>;
 
+/// A hook that sees each `PAGE_GET_CONTEXT` payload before it is answered.
+pub(crate) type ContextHook = Box<dyn FnMut(&mut TypstPage, &Value)>;
+
 /// The file label the worker sends when the page named no file.
 const DEFAULT_FILE_LABEL: &str = "Current Typst document";
 
@@ -49,6 +52,8 @@ pub(crate) struct TypstPage {
     pub(crate) stall: HashSet<&'static str>,
     /// The overlay on screen: `(runId, callId)`.
     pub(crate) overlay: Option<(String, String)>,
+    /// Runs before every context read is answered, with its payload.
+    pub(crate) before_context: Option<ContextHook>,
     /// Runs once when a preview request arrives, before the guard.
     pub(crate) before_show: Option<PageHook>,
     /// Runs once when a proposal has been drawn.
@@ -72,6 +77,9 @@ pub(crate) struct TypstPage {
     /// The `documentToken` of each `edit` read and the text it stood for,
     /// oldest first (the page's tokens of CodeMirror document objects).
     document_tokens: Vec<(String, String)>,
+    /// How many `edit` reads were answered without their text, because they
+    /// named the document object the editor held.
+    pub(crate) text_left_out: usize,
 }
 
 impl Default for TypstPage {
@@ -93,6 +101,7 @@ impl Default for TypstPage {
             diagnostics: VecDeque::from([vec![diagnostic("error", "unknown variable: knuth", 3)]]),
             stall: HashSet::new(),
             overlay: None,
+            before_context: None,
             before_show: None,
             on_show: None,
             on_apply: None,
@@ -102,6 +111,7 @@ impl Default for TypstPage {
             document_object_replaced: false,
             shown: None,
             document_tokens: Vec::new(),
+            text_left_out: 0,
         }
     }
 }
@@ -195,8 +205,14 @@ impl TypstPage {
         }
         let mut answer = self.state();
         if projection != "numbered" {
-            answer.insert("fullText".into(), json!(self.doc));
             answer.insert("truncated".into(), json!(false));
+            // An edit read that names the document object the editor still
+            // holds is answered without its text.
+            if projection == "edit" && self.holds_document(&payload["knownDocumentToken"]) {
+                self.text_left_out += 1;
+            } else {
+                answer.insert("fullText".into(), json!(self.doc));
+            }
             if projection == "edit" {
                 answer.insert("documentToken".into(), json!(self.document_token()));
             }
@@ -383,6 +399,10 @@ impl TypstPage {
                 probe
             }
             "PAGE_GET_CONTEXT" => {
+                if let Some(mut hook) = self.before_context.take() {
+                    hook(self, payload);
+                    self.before_context.get_or_insert(hook);
+                }
                 self.shown = self.files.pop_front().or_else(|| self.file.clone());
                 self.context(payload)
             }

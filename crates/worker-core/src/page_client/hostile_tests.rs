@@ -62,6 +62,7 @@ fn read(platform: &FakePlatform, tab: i64) -> Result<PageContext, String> {
         &request,
         Some("run-1"),
         &Cancellation::new(),
+        None,
     ))
     .map_err(|e| e.code)
 }
@@ -118,7 +119,7 @@ fn the_page_is_asked_for_no_more_than_the_cap_of_each_type() {
         network: crate::fakes::FakeNetwork::default(),
     };
     let never = Cancellation::new();
-    let _ = block_on(read_context(&capped, 1, &ContextRequest::default(), None, &never));
+    let _ = block_on(read_context(&capped, 1, &ContextRequest::default(), None, &never, None));
     let _ = block_on(read_diagnostics(&capped, 1, None, &never));
     let _ = block_on(probe(&capped, 1, None, &never));
     assert_eq!(

@@ -48,6 +48,7 @@ fn read_context_sends_a_fresh_page_request_and_checks_the_answer() {
         start_line: Some(1),
         end_line: None,
         max_chars: Some(4_000),
+        known_document_token: None,
     };
     let read = block_on(read_context(
         &platform,
@@ -55,6 +56,7 @@ fn read_context_sends_a_fresh_page_request_and_checks_the_answer() {
         &request,
         Some("run-1"),
         &Cancellation::new(),
+        None,
     ));
     let context = read.expect("a valid numbered answer");
     assert_eq!(context.numbered().map(|r| r.end_line), Some(2));

@@ -92,7 +92,7 @@ pub(crate) async fn read_live_editor<P: Platform>(
     let request = edit_snapshot_request();
     // A recovery is not part of a run and has no Stop; the page's own
     // timeout bounds the wait.
-    let context = read_context(platform, tab_id, &request, None, &Cancellation::new())
+    let context = read_context(platform, tab_id, &request, None, &Cancellation::new(), None)
         .await
         .map_err(|error| page_failure(error, unavailable_code))?;
     let unavailable = |message: &str| RequestError::new(unavailable_code, message);

@@ -61,9 +61,16 @@ async fn read_live_document<P: Platform>(
         return Err("the Typst tab was closed or has navigated since the run began".to_owned());
     }
     let request = edit_snapshot_request();
-    let context = page_client::read_context(run.platform, run.tab_id, &request, Some(&run.run_id), cancel)
-        .await
-        .map_err(|error| error.message)?;
+    let context = page_client::read_context(
+        run.platform,
+        run.tab_id,
+        &request,
+        Some(&run.run_id),
+        cancel,
+        Some(&run.document),
+    )
+    .await
+    .map_err(|error| error.message)?;
     let Some(text) = context.text().map(str::to_owned) else {
         return Err(context
             .error()

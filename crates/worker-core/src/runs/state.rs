@@ -11,6 +11,7 @@
 
 use crate::cancel::Cancellation;
 use crate::mcp::McpClient;
+use crate::page_client::DocumentMemory;
 use crate::platform::{Messenger, Platform, PlatformError, Tab};
 use crate::runs::active::Runs;
 use crate::runs::coordinator::RunIdentity;
@@ -157,6 +158,9 @@ pub(crate) struct RunContext<'a, P: Platform> {
     /// The checkpoint of the run's first applied write; it binds the run to
     /// that file and editor instance.
     pub(crate) checkpoint: RefCell<Option<RunCheckpoint>>,
+    /// The document the run's last `edit` read returned (its later `edit`
+    /// reads name it instead of receiving it again).
+    pub(crate) document: DocumentMemory,
 }
 
 impl<'a, P: Platform> RunContext<'a, P> {
@@ -187,6 +191,7 @@ impl<'a, P: Platform> RunContext<'a, P> {
             message_file: RefCell::new(message_file),
             allowed: RefCell::new(HashSet::new()),
             checkpoint: RefCell::new(None),
+            document: DocumentMemory::default(),
         }
     }
 

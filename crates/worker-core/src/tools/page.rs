@@ -50,7 +50,15 @@ pub(crate) async fn page_context<P: Platform>(
     run: &RunContext<'_, P>,
     request: ContextRequest,
 ) -> Result<Result<PageContext, PageError>, Cancelled> {
-    let result = page_client::read_context(run.platform, run.tab_id, &request, Some(&run.run_id), &run.cancel).await;
+    let result = page_client::read_context(
+        run.platform,
+        run.tab_id,
+        &request,
+        Some(&run.run_id),
+        &run.cancel,
+        Some(&run.document),
+    )
+    .await;
     page_result(run.cancel.is_cancelled(), result)
 }
 
@@ -181,7 +189,7 @@ pub(crate) async fn message_file_context_from<P: Platform>(
     wait_until(run, call, kind, async || {
         let context = match first.take() {
             Some(read) => read,
-            None => page_context(run, request).await?,
+            None => page_context(run, request.clone()).await?,
         };
         if let Ok(read) = &context
             && (read.error().is_none() || too_large_to_edit(read))

@@ -81,6 +81,7 @@ fn document_request(args: &Map<String, Value>) -> ContextRequest {
         start_line: Some(to_request_number(start)),
         end_line: end.map(to_request_number),
         max_chars: Some(to_request_number(budget.floor())),
+        known_document_token: None,
     }
 }
 
@@ -223,7 +224,7 @@ async fn read_file_structure<P: Platform>(
         ..ContextRequest::default()
     };
     let waited = wait_until(run, call, kind, async || {
-        let context = page_context(run, request).await?;
+        let context = page_context(run, request.clone()).await?;
         let hint = match &context {
             Err(error) => format!(
                 "Open the Files sidebar in the originating Typst tab. The page could not be checked ({}).",
@@ -275,7 +276,7 @@ async fn open_project_file<P: Platform>(
     };
     let request = file_identity_request();
     let waited = wait_until(run, call, kind, async || {
-        let context = page_context(run, request).await?;
+        let context = page_context(run, request.clone()).await?;
         let current = match &context {
             Ok(read) => match (read.active_file(), read.error()) {
                 (Some(file), None) if file.relative_path == path => return Ok(Check::Ready(file.clone())),

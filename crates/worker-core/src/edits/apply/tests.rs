@@ -246,6 +246,104 @@ fn the_preview_names_the_document_by_its_token_and_the_apply_sends_the_text() {
     assert_eq!(h.editor().doc, DOC.replacen("= Thesis", "= Dissertation", 1));
 }
 
+impl Harness<FakeTypstPages> {
+    /// The `knownDocumentToken` of each `edit` read sent so far (`None` for
+    /// a read that named no document).
+    fn edit_reads(&self) -> Vec<Option<String>> {
+        self.page_sent("PAGE_GET_CONTEXT")
+            .into_iter()
+            .filter(|read| read["payload"]["projection"] == "edit")
+            .map(|read| read["payload"]["knownDocumentToken"].as_str().map(str::to_owned))
+            .collect()
+    }
+}
+
+#[test]
+fn a_run_receives_its_document_once_while_the_editor_holds_it() {
+    let mut h = harness();
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    assert_eq!(
+        h.edit_reads(),
+        [None, Some("document-1".to_owned())],
+        "the run's first read, then the write's read naming it"
+    );
+    assert_eq!(h.editor().text_left_out, 1, "the write's read came without the text");
+    let banner = &h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED")[0];
+    assert_eq!(
+        (
+            banner["preview"]["additions"].clone(),
+            banner["preview"]["deletions"].clone()
+        ),
+        (json!(1), json!(1))
+    );
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    let applied = h.page_sent("PAGE_APPLY_EDIT");
+    assert_eq!(
+        applied[0]["payload"]["expectedText"], DOC,
+        "resolved against the remembered text"
+    );
+    let edited = DOC.replacen("= Thesis", "= Dissertation", 1);
+    assert_eq!(h.editor().doc, edited);
+    assert_eq!(
+        h.result("run-1", "e1")["editCheckpoint"]["status"],
+        "applied",
+        "the read-back saw the edit"
+    );
+    assert_eq!(
+        h.edit_reads(),
+        [
+            None,
+            Some("document-1".to_owned()),
+            Some("document-1".to_owned()),
+            Some("document-2".to_owned())
+        ],
+        "the read-back named the old document and got the new one; the end of the run named that"
+    );
+    assert_eq!(h.editor().text_left_out, 2);
+    let snapshot = h.snapshots()[0]["id"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        h.stored(&format!("{}{snapshot}", storage_keys::DOCUMENT_SNAPSHOT_BODY_PREFIX))["text"],
+        edited.as_str(),
+        "the run's snapshot is the edited text"
+    );
+}
+
+#[test]
+fn a_document_changed_since_the_last_read_is_sent_again_and_the_write_uses_it() {
+    let mut h = harness();
+    let typed = format!("{DOC}\nTyped while the model answered.");
+    let edit_reads = Rc::new(Cell::new(0));
+    let seen = edit_reads.clone();
+    let typing = typed.clone();
+    h.editor().before_context = Some(Box::new(move |editor: &mut TypstPage, payload: &Value| {
+        if payload["projection"] == "edit" {
+            seen.set(seen.get() + 1);
+            if seen.get() == 2 {
+                editor.doc = typing.clone();
+            }
+        }
+    }));
+    h.script(
+        "run-1",
+        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+    );
+    let run = h.start_in("run-1", "s1", "ask");
+    assert_eq!(h.edit_reads()[1], Some("document-1".to_owned()));
+    assert_eq!(h.editor().text_left_out, 0, "the editor no longer held document-1");
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    assert_eq!(
+        h.page_sent("PAGE_APPLY_EDIT")[0]["payload"]["expectedText"],
+        typed.as_str()
+    );
+    assert_eq!(h.editor().doc, typed.replacen("= Thesis", "= Dissertation", 1));
+}
+
 #[test]
 fn a_new_document_object_of_the_same_text_is_drawn_again_with_the_whole_text() {
     let mut h = harness();
