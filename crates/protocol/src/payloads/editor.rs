@@ -82,7 +82,10 @@ impl ContextRequest {
             fail(
                 ErrorCode::InvalidKnownDocumentToken,
                 f.at("knownDocumentToken"),
-                "knownDocumentToken must be a non-blank token of at most 200 characters, and only in an edit read",
+                &format!(
+                    "knownDocumentToken must be a non-blank token of at most {} characters, and only in an edit read",
+                    limits::MAX_EDITOR_TOKEN_CHARS
+                ),
             )
         })?;
         Ok(ContextRequest {
