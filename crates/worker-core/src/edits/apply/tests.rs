@@ -85,16 +85,24 @@ fn rename_title() -> Value {
     json!({"search": "= Thesis", "replace": "= Dissertation"})
 }
 
+impl Harness<FakeTypstPages> {
+    /// Starts run-1 in Ask mode; its model renames the title once, then
+    /// answers "Renamed.".
+    fn ask_to_rename(&mut self) -> Pending {
+        self.script(
+            "run-1",
+            vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
+        );
+        self.start_in("run-1", "s1", "ask")
+    }
+}
+
 // ----- Ask mode -----
 
 #[test]
 fn ask_approve_applies_exactly_the_reviewed_change_and_the_receipt_says_so() {
     let mut h = harness();
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     assert!(!run.is_done(), "the run waits for the review");
     let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
     assert_eq!(banners.len(), 1);
@@ -224,11 +232,7 @@ fn typing_between_proposal_and_apply_fails_closed() {
 #[test]
 fn the_preview_names_the_document_by_its_token_and_the_apply_sends_the_text() {
     let mut h = harness();
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
     assert_eq!(shows.len(), 1);
     let payload = &shows[0]["payload"];
@@ -261,11 +265,7 @@ impl Harness<FakeTypstPages> {
 #[test]
 fn a_run_receives_its_document_once_while_the_editor_holds_it() {
     let mut h = harness();
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     assert_eq!(
         h.edit_reads(),
         [None, Some("document-1".to_owned())],
@@ -328,11 +328,7 @@ fn a_document_changed_since_the_last_read_is_sent_again_and_the_write_uses_it() 
             }
         }
     }));
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     assert_eq!(h.edit_reads()[1], Some("document-1".to_owned()));
     assert_eq!(h.editor().text_left_out, 0, "the editor no longer held document-1");
     h.resolve("run-1", "e1", "approve_once");
@@ -353,11 +349,7 @@ fn a_new_document_object_of_the_same_text_is_drawn_again_with_the_whole_text() {
     h.editor().before_show = Some(Box::new(|editor: &mut TypstPage| {
         editor.document_object_replaced = true;
     }));
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
     assert_eq!(shows.len(), 2, "refused by token, then drawn by text");
     assert!(shows[0]["payload"].get("expectedDocumentToken").is_some());
@@ -414,11 +406,7 @@ fn an_editor_that_opens_late_drops_the_early_read_and_reads_after_the_wait() {
         page.editor = false;
         page.editor_after_probes = 2;
     }
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
     assert_eq!(waiting.len(), 1, "{waiting:?}");
     assert_eq!(h.payloads("run-1", "AI_TOOL_PREFLIGHT_READY").len(), 1);
@@ -474,11 +462,7 @@ fn a_tab_that_navigated_during_the_review_gets_no_write() {
 fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
     let mut h = harness();
     h.editor().cannot_draw = true;
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     let banners = h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED");
     assert_eq!(
         banners.len(),
@@ -506,11 +490,7 @@ fn an_overlay_the_page_cannot_draw_becomes_a_notice_on_the_review() {
 fn an_answer_given_while_the_drawing_is_on_its_way_waits_for_it() {
     let mut h = harness();
     h.editor().stall.insert("PAGE_SHOW_EDIT_PREVIEW");
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     assert_eq!(
         h.payloads("run-1", "AI_TOOL_APPROVAL_REQUIRED").len(),
         1,
@@ -573,11 +553,7 @@ fn another_file_focused_when_the_proposal_is_drawn_waits_for_the_file_and_draws_
         .into_iter()
         .map(String::from)
         .collect();
-    h.script(
-        "run-1",
-        vec![calls(&[("e1", "search_replace", rename_title())]), text("Renamed.")],
-    );
-    let run = h.start_in("run-1", "s1", "ask");
+    let run = h.ask_to_rename();
     let shows = h.page_sent("PAGE_SHOW_EDIT_PREVIEW");
     assert_eq!(shows.len(), 2, "refused once for the other file, then drawn");
     let waiting = h.payloads("run-1", "AI_TOOL_PREFLIGHT_WAITING");
