@@ -178,8 +178,9 @@ pub(crate) async fn run_editor_write<P: Platform>(
     args: &Map<String, Value>,
 ) -> Result<ToolOutput, Cancelled> {
     let first_read = match early_read(run, route, call).await? {
-        Ok(first_read) => first_read,
-        Err(failure) => return Ok(failure),
+        EarlyRead::Read(read) => Some(*read),
+        EarlyRead::Later => None,
+        EarlyRead::Ended(failure) => return Ok(failure),
     };
     let proposal = match prepare(run, call, args, first_read).await? {
         Ok(PreparedCall::Change(proposal)) => proposal,
@@ -205,6 +206,17 @@ pub(crate) async fn run_editor_write<P: Platform>(
     outcome
 }
 
+/// What the first `edit` read of a write came to.
+enum EarlyRead {
+    /// The probe found everything at once: this is the snapshot's first read.
+    Read(Box<Result<PageContext, PageError>>),
+    /// Nothing read yet (no preflight, or a wait ran): the snapshot is read
+    /// afresh.
+    Later,
+    /// The call ends with this result (the tab navigated, a wait was given up).
+    Ended(ToolOutput),
+}
+
 /// The tab check, the page's capabilities and the first `edit` read. The
 /// probe and the read go out together, so the 600 KB read of a large
 /// document does not wait a page round trip behind the probe: when the
@@ -217,24 +229,24 @@ async fn early_read<P: Platform>(
     run: &RunContext<'_, P>,
     route: &Route,
     call: CallInfo<'_>,
-) -> Result<Result<Option<Result<PageContext, PageError>>, ToolOutput>, Cancelled> {
+) -> Result<EarlyRead, Cancelled> {
     if check_tab(run).await?.is_err() {
-        return Ok(Err(stale_tab("after this run began")));
+        return Ok(EarlyRead::Ended(stale_tab("after this run began")));
     }
     let Some(needs) = route.preflight else {
-        return Ok(Ok(None));
+        return Ok(EarlyRead::Later);
     };
     let (ready, read) = both(capabilities_now(run, needs), page_context(run, edit_snapshot_request())).await;
     if ready? {
-        return Ok(Ok(Some(read?)));
+        return Ok(EarlyRead::Read(Box::new(read?)));
     }
     if let Err(skipped) = capabilities(run, call, needs).await? {
-        return Ok(Err(skipped));
+        return Ok(EarlyRead::Ended(skipped));
     }
     if check_tab(run).await?.is_err() {
-        return Ok(Err(stale_tab("after this run began")));
+        return Ok(EarlyRead::Ended(stale_tab("after this run began")));
     }
-    Ok(Ok(None))
+    Ok(EarlyRead::Later)
 }
 
 /// Resolves the call against one `edit` snapshot of the message's file
