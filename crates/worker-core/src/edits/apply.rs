@@ -526,7 +526,7 @@ async fn read_back<P: Platform>(
         &edit_snapshot_request(),
         Some(&run.run_id),
         &run.cancel,
-        Some(&run.document),
+        Some(run.document.as_ref()),
     )
     .await;
     if run.cancel.is_cancelled() {

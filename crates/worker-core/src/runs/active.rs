@@ -1,16 +1,22 @@
 //! The run state of one worker instance ([`Runs`]): reservations and
 //! admission (the `coordinator`), the runs in progress with their
-//! cancellation, and the banners they wait on.
+//! cancellation, the banners they wait on, and the document each tab's
+//! runs last received.
 //!
 //! Handlers run concurrently on one thread, so the state sits in `RefCell`s
 //! that are only borrowed between awaits, never across one.
 
 use crate::cancel::Cancellation;
+use crate::page_client::DocumentMemory;
 use crate::runs::coordinator::{AdmissionError, RunCoordinator, RunIdentity};
 use crate::runs::waiters::Waiters;
 use protocol::payloads::{ApprovalAction, PreflightAction, RunSummary};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+/// How many tabs' last documents are kept (a large document is 600 KB).
+const REMEMBERED_TABS: usize = 4;
 
 struct ActiveRun {
     summary: RunSummary,
@@ -36,11 +42,33 @@ pub(crate) struct Runs {
     pub(crate) preflight: Waiters<PreflightAction>,
     /// Open approval banners.
     pub(crate) approvals: Waiters<ApprovalAction>,
+    /// The document the runs of a tab last received, the most recently used
+    /// tab last: a run ends with a read of the document, so the next run in
+    /// that tab names it when it starts and, while nothing was typed, gets
+    /// no text back. Only the page's token of the very document object
+    /// stands for the text, and a reloaded page hands out new tokens.
+    documents: RefCell<Vec<(u64, Rc<DocumentMemory>)>>,
 }
 
 impl Runs {
     pub(crate) fn new() -> Self {
         Runs::default()
+    }
+
+    /// The document memory of `tab_id`'s runs (shared by runs in the same
+    /// tab; the least recently used tab beyond [`REMEMBERED_TABS`] is
+    /// forgotten).
+    pub(crate) fn document_memory(&self, tab_id: u64) -> Rc<DocumentMemory> {
+        let mut documents = self.documents.borrow_mut();
+        let memory = match documents.iter().position(|(tab, _)| *tab == tab_id) {
+            Some(position) => documents.remove(position).1,
+            None => Rc::default(),
+        };
+        documents.push((tab_id, Rc::clone(&memory)));
+        if documents.len() > REMEMBERED_TABS {
+            documents.remove(0);
+        }
+        memory
     }
 
     /// `AI_RUN_RESERVE`: the reservation's expiry.
@@ -181,5 +209,21 @@ mod tests {
         assert!(refused.is_some_and(|e| e.is_cancelled()));
         let unknown = runs.cancel("stale-run", 3.0);
         assert!(!unknown.found && unknown.terminal);
+    }
+
+    #[test]
+    fn each_tab_keeps_one_document_memory_and_the_least_recent_tabs_are_forgotten() {
+        let runs = Runs::new();
+        let first = runs.document_memory(1);
+        assert!(Rc::ptr_eq(&first, &runs.document_memory(1)), "one memory per tab");
+        assert!(!Rc::ptr_eq(&first, &runs.document_memory(2)));
+        for tab in 3..=5 {
+            let _ = runs.document_memory(tab);
+        }
+        // Tabs 2..=5 are the four most recent now: tab 1 was forgotten.
+        assert!(!Rc::ptr_eq(&first, &runs.document_memory(1)));
+        let kept = runs.document_memory(5);
+        let _ = runs.document_memory(6);
+        assert!(Rc::ptr_eq(&kept, &runs.document_memory(5)), "a recent tab is kept");
     }
 }

@@ -67,7 +67,7 @@ async fn read_live_document<P: Platform>(
         &request,
         Some(&run.run_id),
         cancel,
-        Some(&run.document),
+        Some(run.document.as_ref()),
     )
     .await
     .map_err(|error| error.message)?;

@@ -24,6 +24,7 @@ use protocol::{Envelope, ErrorCode};
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
+use std::rc::Rc;
 
 /// A tool's answer to the model: always a JSON object with `ok`.
 pub(crate) type ToolOutput = Map<String, Value>;
@@ -158,9 +159,10 @@ pub(crate) struct RunContext<'a, P: Platform> {
     /// The checkpoint of the run's first applied write; it binds the run to
     /// that file and editor instance.
     pub(crate) checkpoint: RefCell<Option<RunCheckpoint>>,
-    /// The document the run's last `edit` read returned (its later `edit`
-    /// reads name it instead of receiving it again).
-    pub(crate) document: DocumentMemory,
+    /// The document the last `edit` read in this tab returned (the run's
+    /// `edit` reads name it instead of receiving it again; see
+    /// [`Runs::document_memory`]).
+    pub(crate) document: Rc<DocumentMemory>,
 }
 
 impl<'a, P: Platform> RunContext<'a, P> {
@@ -191,7 +193,7 @@ impl<'a, P: Platform> RunContext<'a, P> {
             message_file: RefCell::new(message_file),
             allowed: RefCell::new(HashSet::new()),
             checkpoint: RefCell::new(None),
-            document: DocumentMemory::default(),
+            document: runs.document_memory(identity.tab_id),
         }
     }
 

@@ -56,7 +56,7 @@ pub(crate) async fn page_context<P: Platform>(
         &request,
         Some(&run.run_id),
         &run.cancel,
-        Some(&run.document),
+        Some(run.document.as_ref()),
     )
     .await;
     page_result(run.cancel.is_cancelled(), result)

@@ -314,6 +314,29 @@ fn a_run_receives_its_document_once_while_the_editor_holds_it() {
 }
 
 #[test]
+fn the_next_run_in_the_tab_names_the_document_the_last_one_ended_with() {
+    let mut h = harness();
+    let run = h.ask_to_rename();
+    h.resolve("run-1", "e1", "approve_once");
+    assert_eq!(run.data()["ok"], true);
+    let before = h.editor().text_left_out;
+    h.script("run-2", vec![text("Nothing to change.")]);
+    let second = h.start_in("run-2", "s1", "ask");
+    assert_eq!(second.data()["ok"], true);
+    let reads = h.edit_reads();
+    assert_eq!(
+        reads[reads.len() - 2..],
+        [Some("document-2".to_owned()), Some("document-2".to_owned())],
+        "run-2 starts and ends naming the document run-1 ended with"
+    );
+    assert_eq!(
+        h.editor().text_left_out,
+        before + 2,
+        "and receives its text neither time"
+    );
+}
+
+#[test]
 fn a_document_changed_since_the_last_read_is_sent_again_and_the_write_uses_it() {
     let mut h = harness();
     let typed = format!("{DOC}\nTyped while the model answered.");
