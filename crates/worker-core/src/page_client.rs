@@ -181,11 +181,12 @@ pub(crate) fn edit_snapshot_request() -> ContextRequest {
     }
 }
 
-/// What a run remembers of the document its last `edit` read returned. The
-/// run reads the whole document when it starts, again for each editor write
-/// and once more when it ends; while the editor holds the same document
-/// object, those later reads name it and the page leaves the text out
-/// ([`KnownDocument`]), so a large document crosses the page bridge once.
+/// The document the last `edit` read in a tab returned (one per tab, shared
+/// by its runs: `Runs::document_memory`). A run reads the whole document
+/// when it starts, again for each editor write and once more when it ends;
+/// while the editor holds the same document object, those reads name it and
+/// the page leaves the text out ([`KnownDocument`]), so a large document
+/// crosses the page bridge only after it changed.
 #[derive(Debug, Default)]
 pub(crate) struct DocumentMemory(RefCell<Option<KnownDocument>>);
 

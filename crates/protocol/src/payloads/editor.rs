@@ -51,7 +51,7 @@ pub struct ContextRequest {
     /// Only with the `edit` projection, and only from the worker: the
     /// `documentToken` of an earlier `edit` answer whose text the worker
     /// still holds. While the editor holds that very document object the page
-    /// leaves `fullText` out, so a large document is not sent twice in a run.
+    /// leaves `fullText` out, so an unchanged document is not sent again.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub known_document_token: Option<String>,
 }
