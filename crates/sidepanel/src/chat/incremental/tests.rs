@@ -417,3 +417,29 @@ fn a_long_answer_that_arrives_at_once_is_scanned_a_part_per_commit_and_ends_in_t
     assert_eq!(shown + &tail.html, render(&answer).expect("renders"));
     assert_eq!(rendered.borrow().concat(), answer);
 }
+
+#[test]
+fn inert_text_waits_while_closed_blocks_wait_for_a_commit() {
+    let paragraph = format!("{}\n\n", "word ".repeat(300));
+    let mut markdown = IncrementalMarkdown::new();
+    markdown.push(&format!("{paragraph}{paragraph}{paragraph}open\n"));
+    // A frame with no time left still renders one slice: one paragraph.
+    let mut shown_per_frame = Vec::new();
+    while let Some(commit) = markdown.commit_until(|| false) {
+        shown_per_frame.push(markdown.shown().to_owned());
+        if !commit.more {
+            break;
+        }
+    }
+    assert_eq!(shown_per_frame, ["", "", "open\n"]);
+    // Once a reference definition makes a whole render due, no commit
+    // follows: everything not committed is text until the end, closed
+    // blocks included.
+    let mut whole = IncrementalMarkdown::new();
+    whole.push(&format!("{paragraph}{paragraph}open\n"));
+    assert!(whole.commit_until(|| false).is_some_and(|commit| commit.more));
+    assert_eq!(whole.shown(), "");
+    whole.push("[x]: https://typst.app\n");
+    assert_eq!(whole.commit_until(|| true), None);
+    assert_eq!(whole.shown(), format!("{paragraph}open\n[x]: https://typst.app\n"));
+}
