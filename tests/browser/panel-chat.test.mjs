@@ -3,7 +3,8 @@
 // tool blocks in arrival order, a long answer rendered block by block while it
 // streams ends in the DOM its saved chat renders, a long answer is drawn only
 // near the view while the chat keeps to its end, a preflight banner offers Check again / Skip and
-// disappears, "Jump to latest" appears when the user has scrolled away, and the
+// disappears, "Jump to latest" appears when the user has scrolled away, the renderer's
+// warm-up lays its samples out unseen and leaves nothing behind, and the
 // render cost of a 100 KB answer in 2,000 deltas is reported (never asserted).
 //
 // Everything goes through public seams: worker messages from the control page,
@@ -560,6 +561,61 @@ forEachBuild('panel chat', get => {
     await assertAccessible(panel, 'the error toast after a failed run');
     await panel.close();
     await fixture.page.close();
+  });
+
+  it('lays the renderer warm-up out once after start-up, unseen, and leaves nothing in the chat', async () => {
+    const h = harness();
+    const { fixture, panel } = await openPanel(h);
+    // Every holder the warm-up inserts into #messages, from the panel's first
+    // moment: its class, whether it is drawn, what it held, and its removal.
+    await panel.session.send('Page.enable');
+    const { identifier } = await panel.session.send('Page.addScriptToEvaluateOnNewDocument', { source: `(() => {
+      const seen = window.__warmUp = { added: [], removed: 0 };
+      new MutationObserver(records => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (!node.classList?.contains('msg-warm-up')) continue;
+            seen.added.push({ parent: record.target.id, content: node.classList.contains('msg-content'),
+              hidden: node.getAttribute('aria-hidden'), elements: [...node.querySelectorAll('*')].map(e => e.tagName) });
+          }
+          for (const node of record.removedNodes) if (node.classList?.contains('msg-warm-up')) seen.removed += 1;
+        }
+      }).observe(document, { subtree: true, childList: true });
+    })();` });
+    try {
+      await panel.reload();
+      await panel.waitForReady();
+      // The samples come one per idle callback: done once every element an
+      // answer may contain was laid out and every holder is gone again.
+      const seen = await panel.waitFor(tags => {
+        const { added, removed } = window.__warmUp;
+        const laidOut = new Set(added.flatMap(holder => holder.elements));
+        return tags.every(tag => laidOut.has(tag)) && removed === added.length ? window.__warmUp : null;
+      }, MARKDOWN_TAGS, { message: 'every element an answer may contain laid out by the warm-up, and its holders removed' });
+      assert.ok(seen.added.every(holder => holder.parent === 'messages' && holder.content && holder.hidden === 'true'),
+        `every sample is laid out as a hidden .msg-content in #messages: ${JSON.stringify(seen.added.map(a => a.parent))}`);
+      // Laid out, so not display: none; out of sight and of the chat's flow.
+      const style = await panel.evaluate(() => {
+        const probe = document.createElement('div');
+        probe.className = 'msg-content msg-warm-up';
+        document.getElementById('messages').append(probe);
+        const computed = getComputedStyle(probe);
+        const result = { display: computed.display, visibility: computed.visibility, position: computed.position, height: probe.getBoundingClientRect().height };
+        probe.remove();
+        return result;
+      });
+      assert.deepEqual(style, { display: 'block', visibility: 'hidden', position: 'absolute', height: 0 });
+      const left = await panel.evaluate(() => ({
+        holders: document.querySelectorAll('.msg-warm-up').length,
+        loose: document.querySelectorAll('#messages > .msg-content').length,
+      }));
+      assert.deepEqual(left, { holders: 0, loose: 0 }, 'the warm-up leaves nothing in the chat');
+      await assertAccessible(panel, 'the panel after the warm-up');
+    } finally {
+      await panel.session.send('Page.removeScriptToEvaluateOnNewDocument', { identifier }).catch(() => {});
+      await panel.close();
+      await fixture.page.close();
+    }
   });
 
   it('reports the render cost of a 100 KB answer streamed in 2,000 deltas', async t => {

@@ -104,4 +104,4 @@ mod warm_up;
 mod view;
 
 #[cfg(target_arch = "wasm32")]
-pub(crate) use view::{AssistantStream, ChatView, diff_element, warm_up_renderer};
+pub(crate) use view::{AssistantStream, ChatView, diff_element};

@@ -1,6 +1,7 @@
-//! Markdown that the panel renders once after start-up, in idle time, and
-//! throws away: the first answer after the panel opens then renders with
-//! code that is already compiled.
+//! Markdown that the panel renders and lays out once after start-up, in
+//! idle time, and throws away: the first answer after the panel opens then
+//! renders with code that is already compiled and fonts whose settings the
+//! browser already gave (`view/warm_up.rs` says why the layout matters).
 //!
 //! Why: Chrome compiles a WebAssembly function the first time it is called
 //! (lazy compilation), and compiled code lives only as long as the panel's

@@ -755,7 +755,7 @@ async fn boot() -> Result<(), JsValue> {
     if let Some(root) = document.document_element() {
         root.set_attribute("data-panel-ready", "true")?;
     }
-    crate::chat::warm_up_renderer();
+    controller.shell().chat.warm_up_renderer();
     Ok(())
 }
 

@@ -12,7 +12,8 @@
 //! `live_text.rs`, Markdown block by block), `clicks.rs` reads the
 //! delegated click, `recovery.rs` keeps the answers' Revert/Snapshot
 //! controls, `warm_up.rs` runs `chat::warm_up`'s samples through the
-//! renderer and the sink's parse once the panel is idle. The other files only build elements
+//! renderer and the sink's parse once the panel is idle, and lays them out
+//! once, unseen. The other files only build elements
 //! and know nothing of this state: `groups.rs` (stored messages),
 //! `tool_block.rs`, `reasoning.rs`, `banners.rs` (preflight and approval),
 //! `diff.rs`, `recovery_control.rs` and `html_sink.rs`.
@@ -38,7 +39,6 @@ mod warm_up;
 
 pub(crate) use diff::diff_element;
 pub(crate) use state::{AssistantStream, ChatView};
-pub(crate) use warm_up::warm_up_renderer;
 
 use super::model::StreamModel;
 use crate::dom::el;
