@@ -359,7 +359,7 @@ async fn learn_message_file<P: Platform>(run: &RunContext<'_, P>) -> Result<(), 
     if run.message_file().is_none() {
         // Neither the request nor the message names a file: use the
         // breadcrumb of the editor as it is now.
-        if let Ok(context) = page_context(run, file_identity_request()).await? {
+        if let Ok(context) = page_context(run, &file_identity_request()).await? {
             run.set_message_file(context.active_file().cloned());
         }
     }

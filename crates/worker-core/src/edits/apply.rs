@@ -236,7 +236,11 @@ async fn early_read<P: Platform>(
     let Some(needs) = route.preflight else {
         return Ok(EarlyRead::Later);
     };
-    let (ready, read) = both(capabilities_now(run, needs), page_context(run, edit_snapshot_request())).await;
+    let (ready, read) = both(
+        capabilities_now(run, needs),
+        page_context(run, &edit_snapshot_request()),
+    )
+    .await;
     if ready? {
         return Ok(EarlyRead::Read(Box::new(read?)));
     }

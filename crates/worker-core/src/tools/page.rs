@@ -48,12 +48,12 @@ fn page_result<T>(run_cancelled: bool, result: Result<T, PageError>) -> Result<R
 
 pub(crate) async fn page_context<P: Platform>(
     run: &RunContext<'_, P>,
-    request: ContextRequest,
+    request: &ContextRequest,
 ) -> Result<Result<PageContext, PageError>, Cancelled> {
     let result = page_client::read_context(
         run.platform,
         run.tab_id,
-        &request,
+        request,
         Some(&run.run_id),
         &run.cancel,
         Some(run.document.as_ref()),
@@ -178,7 +178,7 @@ pub(crate) async fn message_file_context_from<P: Platform>(
     let Some(expected) = run.message_file() else {
         let context = match first {
             Some(read) => read,
-            None => page_context(run, request).await?,
+            None => page_context(run, &request).await?,
         };
         return Ok(context.map_err(|error| page_failure(&error)));
     };
@@ -189,7 +189,7 @@ pub(crate) async fn message_file_context_from<P: Platform>(
     wait_until(run, call, kind, async || {
         let context = match first.take() {
             Some(read) => read,
-            None => page_context(run, request.clone()).await?,
+            None => page_context(run, &request).await?,
         };
         if let Ok(read) = &context
             && (read.error().is_none() || too_large_to_edit(read))

@@ -224,7 +224,7 @@ async fn read_file_structure<P: Platform>(
         ..ContextRequest::default()
     };
     let waited = wait_until(run, call, kind, async || {
-        let context = page_context(run, request.clone()).await?;
+        let context = page_context(run, &request).await?;
         let hint = match &context {
             Err(error) => format!(
                 "Open the Files sidebar in the originating Typst tab. The page could not be checked ({}).",
@@ -276,7 +276,7 @@ async fn open_project_file<P: Platform>(
     };
     let request = file_identity_request();
     let waited = wait_until(run, call, kind, async || {
-        let context = page_context(run, request.clone()).await?;
+        let context = page_context(run, &request).await?;
         let current = match &context {
             Ok(read) => match (read.active_file(), read.error()) {
                 (Some(file), None) if file.relative_path == path => return Ok(Check::Ready(file.clone())),
