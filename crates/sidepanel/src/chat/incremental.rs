@@ -228,11 +228,10 @@ impl<R: FnMut(&str) -> Result<String, MarkdownError>> IncrementalMarkdown<R> {
     /// committed while only the open block is left, or nothing while closed
     /// blocks still wait for a commit (text that arrived faster than one
     /// frame renders). Those blocks render in the next frames; shown as text
-    /// now, they would be laid out as text only to be replaced (traced on a
-    /// 100 KB answer in a fresh browser: a first frame that laid out 30–40
-    /// ms of such text), and the text after them cannot be shown before
-    /// them. Once a split render could differ from the whole one no commit
-    /// follows, and everything not committed shows as text until the end.
+    /// now, they would be laid out as text only to be replaced, and the text
+    /// after them cannot be shown before them. Once a split render could
+    /// differ from the whole one no commit follows, and everything not
+    /// committed shows as text until the end.
     pub(crate) fn shown(&self) -> &str {
         let rest = &self.source[self.committed..];
         if self.whole {

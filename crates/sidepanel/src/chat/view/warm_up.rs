@@ -42,9 +42,7 @@ fn schedule(messages: Element, index: usize) {
     let Some(sample) = SAMPLES.get(index) else { return };
     let Some(window) = web_sys::window() else { return };
     let callback = Closure::once_into_js(move || {
-        for fragment in render_sample(sample) {
-            lay_out(&messages, &fragment);
-        }
+        lay_out(&messages, &render_sample(sample));
         schedule(messages, index + 1);
     });
     // No idle time (or no support) means no warm-up: the first answer then
@@ -77,12 +75,14 @@ fn render_sample(sample: &str) -> Vec<DocumentFragment> {
     fragments
 }
 
-/// Lays `fragment` (audited sink output) out inside `messages`, in a
-/// `.msg-content` like an answer's, and takes it out again.
-fn lay_out(messages: &Element, fragment: &DocumentFragment) {
+/// Lays a sample's `fragments` (audited sink output) out inside `messages`,
+/// in one `.msg-content` like an answer's, and takes them out again.
+fn lay_out(messages: &Element, fragments: &[DocumentFragment]) {
     let holder = el("div").class(&format!("msg-content {HOLDER_CLASS}")).build();
     let _ = holder.set_attribute("aria-hidden", "true");
-    let _ = holder.append_child(fragment);
+    for fragment in fragments {
+        let _ = holder.append_child(fragment);
+    }
     if messages.append_child(&holder).is_ok() {
         // Reading a size lays the holder out now, fonts included.
         let _ = holder.scroll_height();
